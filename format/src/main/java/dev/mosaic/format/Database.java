@@ -1,0 +1,83 @@
+package dev.mosaic.format;
+
+import dev.mosaic.format.impl.DatabaseReader;
+import java.io.Closeable;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * One immutable partition database, read in place from a memory-mapped file or from bytes.
+ *
+ * <p>Thread safety: safe for any number of concurrent readers. NOTE: after {@link #close()} (or
+ * after the owning {@link Arena} is closed, for {@link #map(Path, Arena, boolean)}) every access,
+ * including payload views handed out earlier, throws {@link IllegalStateException}; it never
+ * crashes the JVM.
+ */
+public interface Database extends Searchable, Closeable {
+
+  /**
+   * Maps a file with its own shared arena; {@link #close()} unmaps it. Checks structure but not the
+   * checksum (verify once, when a file arrives: {@link #verify(Path)}).
+   */
+  static Database open(Path file) throws IOException {
+    return DatabaseReader.open(file, false);
+  }
+
+  /** As {@link #open(Path)}, also verifying the whole-file checksum when asked. */
+  static Database open(Path file, boolean verifyChecksum) throws IOException {
+    return DatabaseReader.open(file, verifyChecksum);
+  }
+
+  /**
+   * Maps a file into a caller-owned arena (several partitions may share one arena, so one close
+   * unmaps them all). {@link #close()} on the result does not unmap; closing the arena does.
+   */
+  static Database map(Path file, Arena arena, boolean verifyChecksum) throws IOException {
+    return DatabaseReader.map(file, arena, verifyChecksum);
+  }
+
+  /** Reads a database from bytes (not copied; do not modify them), verifying the checksum. */
+  static Database fromBytes(byte[] bytes) throws CorruptDatabaseException {
+    return DatabaseReader.fromBytes(bytes);
+  }
+
+  /**
+   * Verifies a file completely (structure and checksum) without keeping it open.
+   *
+   * @return the file's schema
+   * @throws CorruptDatabaseException naming the file, the segment and the offset of the problem
+   */
+  static Schema verify(Path file) throws IOException {
+    return DatabaseReader.verify(file);
+  }
+
+  /**
+   * A zero-copy read-only view of a document's payload (empty when none).
+   *
+   * @throws IndexOutOfBoundsException for a document id outside {@code [0, documentCount())}
+   */
+  MemorySegment payload(int document);
+
+  /**
+   * The value of a SORTABLE or FULL field of a document, decoded ({@code Integer}, {@code Long},
+   * {@code Double}, {@code Boolean}, {@code String}, {@code Instant}, {@code byte[]}).
+   *
+   * @throws IllegalArgumentException for an unknown or non-sortable field
+   */
+  Object sortableValue(int document, String field);
+
+  /** The comparable bytes of a sortable field of a document (a copy). */
+  byte[] sortableBytes(int document, String field);
+
+  /** Size of the underlying file or buffer, in bytes. */
+  long sizeInBytes();
+
+  /** The format version read from the header. */
+  int formatVersion();
+
+  /** Releases the mapping when this database owns it; idempotent. */
+  @Override
+  void close();
+}

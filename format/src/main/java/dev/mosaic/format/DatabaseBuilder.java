@@ -1,0 +1,47 @@
+package dev.mosaic.format;
+
+import dev.mosaic.format.impl.DatabaseWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+
+/**
+ * Collects documents and writes them as one immutable database. Document ids are assigned in the
+ * order documents are added, from 0. The same documents added in the same order give the same
+ * bytes. Build time is O(n log n) in the number of values.
+ *
+ * <p>Thread safety: not thread safe; use one builder per thread.
+ */
+public interface DatabaseBuilder {
+
+  /** A new empty builder for that schema. */
+  static DatabaseBuilder create(Schema schema) {
+    return new DatabaseWriter(schema);
+  }
+
+  /** The schema documents must follow. */
+  Schema schema();
+
+  /**
+   * Adds a document.
+   *
+   * @throws IllegalArgumentException if the document was built for another schema
+   */
+  DatabaseBuilder add(Document document);
+
+  /** Number of documents added so far. */
+  int documentCount();
+
+  /** Writes the database to a channel; the builder stays usable. */
+  void writeTo(WritableByteChannel channel) throws IOException;
+
+  /** Writes the database to a stream; the builder stays usable. */
+  void writeTo(OutputStream out) throws IOException;
+
+  /** Writes the database to a file (created or truncated), and forces it to disk. */
+  void writeTo(Path file) throws IOException;
+
+  /** The database as bytes. */
+  byte[] toByteArray();
+}

@@ -1,0 +1,118 @@
+package dev.mosaic.format;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One document to add to a {@link DatabaseBuilder}: field values already checked against the schema
+ * and converted to comparable bytes, and an optional payload.
+ *
+ * <p>Thread safety: immutable once built.
+ */
+public final class Document {
+  private final Schema schema;
+  private final Map<String, List<byte[]>> values;
+  private final byte[] payload;
+
+  private Document(Schema schema, Map<String, List<byte[]>> values, byte[] payload) {
+    this.schema = schema;
+    this.values = values;
+    this.payload = payload;
+  }
+
+  /** A builder of documents of that schema. */
+  public static Builder builder(Schema schema) {
+    return new Builder(schema);
+  }
+
+  /** The schema the document was checked against. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /**
+   * The comparable-byte values of a field in the order they were added; empty when the document has
+   * none. NOTE: the arrays are shared, do not modify them.
+   */
+  public List<byte[]> values(String field) {
+    return values.getOrDefault(field, List.of());
+  }
+
+  /** The payload (empty array when none). NOTE: shared, do not modify. */
+  public byte[] payload() {
+    return payload;
+  }
+
+  /**
+   * Builds one {@link Document}, checking every value against the schema as it is set. Not thread
+   * safe.
+   */
+  public static final class Builder {
+    private final Schema schema;
+    private final Map<String, List<byte[]>> values = new LinkedHashMap<>();
+    private byte[] payload = new byte[0];
+
+    private Builder(Schema schema) {
+      this.schema = Objects.requireNonNull(schema, "schema");
+    }
+
+    /**
+     * Adds a value to a field. FILTERABLE fields take any number of values; SORTABLE and FULL
+     * fields take exactly one.
+     *
+     * @throws IllegalArgumentException for an unknown field, a value of the wrong type, or a second
+     *     value of a SORTABLE or FULL field; the message names the field
+     */
+    public Builder add(String field, Object value) {
+      Field f = schema.field(field);
+      byte[] bytes;
+      try {
+        bytes = f.type().encode(value);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("field '" + field + "': " + e.getMessage(), e);
+      }
+      List<byte[]> list = values.computeIfAbsent(field, k -> new ArrayList<>(1));
+      if (f.role().isSortable() && !list.isEmpty()) {
+        throw new IllegalArgumentException(
+            "field '" + field + "' is " + f.role() + " and takes exactly one value per document");
+      }
+      list.add(bytes);
+      return this;
+    }
+
+    /** Adds every value of {@code values} to a field, as {@link #add} does one by one. */
+    public Builder addAll(String field, Iterable<?> values) {
+      for (Object v : values) {
+        add(field, v);
+      }
+      return this;
+    }
+
+    /** Sets the payload (copied). */
+    public Builder payload(byte[] payload) {
+      this.payload = Objects.requireNonNull(payload, "payload").clone();
+      return this;
+    }
+
+    /**
+     * The document.
+     *
+     * @throws IllegalArgumentException if a SORTABLE or FULL field has no value
+     */
+    public Document build() {
+      for (Field f : schema.fields()) {
+        if (f.role().isSortable() && !values.containsKey(f.name())) {
+          throw new IllegalArgumentException(
+              "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
+        }
+      }
+      Map<String, List<byte[]>> frozen = new LinkedHashMap<>();
+      values.forEach((k, v) -> frozen.put(k, List.copyOf(v)));
+      return new Document(schema, Collections.unmodifiableMap(frozen), payload);
+    }
+  }
+}

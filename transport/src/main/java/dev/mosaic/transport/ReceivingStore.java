@@ -1,0 +1,50 @@
+package dev.mosaic.transport;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where a receiving node keeps partition files: the transport streams incoming bytes into a {@link
+ * StagedFile} and publishes it; relays and catch-up read published files back. The searcher's
+ * partition store implements this.
+ *
+ * <p>Thread safety: implementations must be safe for concurrent use.
+ */
+public interface ReceivingStore {
+
+  /**
+   * Starts receiving a file: returns a staging file (a temporary name in the final directory) that
+   * is never visible to readers until {@link StagedFile#publish()} succeeds.
+   *
+   * @throws RejectedFileException when the store refuses the file up front (unknown schema version,
+   *     a version not newer than the one held, store too busy), with the reason
+   */
+  StagedFile stage(PartitionFileId id, long size) throws IOException;
+
+  /** The published file for that id, if held. */
+  Optional<Path> file(PartitionFileId id);
+
+  /** The newest published version of each partition held under a schema version. */
+  Map<Integer, Long> latestVersions(int schemaVersion);
+
+  /** A file being received. Not thread safe: one receiver writes it. */
+  interface StagedFile extends AutoCloseable {
+    /** The temporary path to write the bytes to. */
+    Path path();
+
+    /**
+     * Fsyncs, verifies (structure and checksum, with the format's reader), atomically renames into
+     * place and fsyncs the directory.
+     *
+     * @throws RejectedFileException with a precise reason when verification fails; the staged bytes
+     *     are deleted and the previous version keeps serving
+     */
+    void publish() throws IOException;
+
+    /** Deletes the staged bytes unless published; idempotent. */
+    @Override
+    void close();
+  }
+}
