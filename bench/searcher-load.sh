@@ -51,4 +51,3 @@ java $FLAGS -Xmx1g ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad r
   --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
   --concurrency "$CONCURRENCY" --step-seconds "$STEP_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
   | tee "$WORK/load.log"
-grep -c " ERROR " "$WORK/searcher.log" | xargs -I{} echo "searcher log: {} ERROR lines ($WORK/searcher.log)"
