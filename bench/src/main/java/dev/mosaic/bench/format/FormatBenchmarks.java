@@ -35,10 +35,10 @@ import picocli.CommandLine.Option;
 public final class FormatBenchmarks implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(FormatBenchmarks.class);
 
-  @Option(names = "--warmup-iterations", defaultValue = "2")
+  @Option(names = "--warmup-iterations", defaultValue = "3")
   int warmupIterations;
 
-  @Option(names = "--warmup-seconds", defaultValue = "2")
+  @Option(names = "--warmup-seconds", defaultValue = "3")
   int warmupSeconds;
 
   @Option(names = "--iterations", defaultValue = "3")
