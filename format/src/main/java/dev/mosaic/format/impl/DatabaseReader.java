@@ -1,29 +1,797 @@
 package dev.mosaic.format.impl;
 
+import static dev.mosaic.format.impl.FileFormat.*;
+
 import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.DocumentProcessor;
+import dev.mosaic.format.Field;
+import dev.mosaic.format.FieldRole;
+import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.query.Query;
 import java.io.IOException;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
 
-/** Placeholder until the reader lands: every entry point says so. */
-public final class DatabaseReader {
-  private DatabaseReader() {}
+/**
+ * One database read in place from a {@link MemorySegment}: a memory-mapped file or an array.
+ * Opening checks the structure (header, directory, every segment's bounds) and builds a few small
+ * objects holding offsets; nothing else is read until a query needs it.
+ *
+ * <p>Thread safety: immutable after construction; any number of threads may query concurrently. The
+ * read path takes no locks; each query allocates its own scratch bit sets, sized to this partition.
+ * NOTE: after {@link #close()} every query throws {@link IllegalStateException}; payload views of a
+ * mapped file handed out earlier throw it too once the mapping is released.
+ */
+public final class DatabaseReader implements Database {
+  private final String source;
+  private final MemorySegment data;
+  private final Arena ownedArena;
+  private final Schema schema;
+  private final int documents;
+  private final int formatVersion;
+  private final FieldReader[] fields;
+  private final long payloadOffsets;
+  private final int payloadWidth;
+  private final long payloadData;
+  private volatile boolean closed;
+
+  private DatabaseReader(
+      String source,
+      MemorySegment data,
+      Arena ownedArena,
+      Schema schema,
+      int documents,
+      int formatVersion,
+      FieldReader[] fields,
+      long payloadOffsets,
+      int payloadWidth,
+      long payloadData) {
+    this.source = source;
+    this.data = data;
+    this.ownedArena = ownedArena;
+    this.schema = schema;
+    this.documents = documents;
+    this.formatVersion = formatVersion;
+    this.fields = fields;
+    this.payloadOffsets = payloadOffsets;
+    this.payloadWidth = payloadWidth;
+    this.payloadData = payloadData;
+  }
+
+  // ----- opening -------------------------------------------------------------------------------
 
   public static Database open(Path file, boolean verifyChecksum) throws IOException {
-    throw new UnsupportedOperationException("reader not implemented yet");
+    Arena arena = Arena.ofShared();
+    try {
+      return mapInto(file, arena, arena, verifyChecksum);
+    } catch (IOException | RuntimeException | Error e) {
+      arena.close();
+      throw e;
+    }
   }
 
   public static Database map(Path file, Arena arena, boolean verifyChecksum) throws IOException {
-    throw new UnsupportedOperationException("reader not implemented yet");
+    return mapInto(file, arena, null, verifyChecksum);
+  }
+
+  private static Database mapInto(Path file, Arena arena, Arena owned, boolean verify)
+      throws IOException {
+    String source = file.toString();
+    MemorySegment data;
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < HEADER_SIZE + TRAILER_SIZE) {
+        throw new CorruptDatabaseException(
+            source,
+            "header",
+            size,
+            "truncated: " + size + " bytes, shorter than header and trailer");
+      }
+      data = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+    }
+    return read(data, source, owned, verify);
   }
 
   public static Database fromBytes(byte[] bytes) throws CorruptDatabaseException {
-    throw new UnsupportedOperationException("reader not implemented yet");
+    return read(
+        MemorySegment.ofArray(bytes).asReadOnly(), "bytes[" + bytes.length + "]", null, true);
   }
 
   public static Schema verify(Path file) throws IOException {
-    throw new UnsupportedOperationException("reader not implemented yet");
+    try (Arena arena = Arena.ofConfined()) {
+      return mapInto(file, arena, null, true).schema();
+    }
+  }
+
+  private static DatabaseReader read(
+      MemorySegment data, String source, Arena owned, boolean verifyChecksum)
+      throws CorruptDatabaseException {
+    long size = data.byteSize();
+    if (size < HEADER_SIZE + TRAILER_SIZE) {
+      throw new CorruptDatabaseException(
+          source, "header", size, "truncated: " + size + " bytes, shorter than header and trailer");
+    }
+    if (data.get(LONG, 0) != MAGIC) {
+      throw new CorruptDatabaseException(source, "header", 0, "wrong magic: not a Mosaic database");
+    }
+    int version = data.get(INT, 8);
+    if (version != FORMAT_VERSION) {
+      throw new CorruptDatabaseException(
+          source,
+          "header",
+          8,
+          "unsupported format version " + version + " (this reader reads " + FORMAT_VERSION + ")");
+    }
+    int schemaVersion = data.get(INT, 12);
+    int checksumKind = data.get(ValueLayout.JAVA_BYTE, 16);
+    if (checksumKind != CHECKSUM_CRC32C) {
+      throw new CorruptDatabaseException(
+          source, "header", 16, "unknown checksum kind " + checksumKind);
+    }
+    int documents = data.get(INT, 20);
+    int segmentCount = data.get(INT, 24);
+    if (documents < 0) {
+      throw new CorruptDatabaseException(
+          source, "header", 20, "negative document count " + documents);
+    }
+    long trailer = size - TRAILER_SIZE;
+    if (data.get(INT, size - 4) != END_MAGIC) {
+      throw new CorruptDatabaseException(
+          source, "trailer", size - 4, "truncated or corrupt: no end marker in the last 4 bytes");
+    }
+    long declared = data.get(LONG, trailer);
+    if (declared != size) {
+      throw new CorruptDatabaseException(
+          source,
+          "trailer",
+          trailer,
+          "length mismatch: trailer says " + declared + " bytes, found " + size);
+    }
+    if (verifyChecksum) {
+      verifyChecksum(data, source);
+    }
+    long directoryEnd = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * segmentCount;
+    if (segmentCount < 2 || directoryEnd > trailer) {
+      throw new CorruptDatabaseException(
+          source, "directory", 24, "bad segment count " + segmentCount);
+    }
+    long[] offsets = new long[segmentCount];
+    long[] lengths = new long[segmentCount];
+    int[] kinds = new int[segmentCount];
+    int[] fieldIndexes = new int[segmentCount];
+    long previousEnd = directoryEnd;
+    for (int i = 0; i < segmentCount; i++) {
+      long entry = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * i;
+      kinds[i] = data.get(ValueLayout.JAVA_BYTE, entry);
+      fieldIndexes[i] = data.get(INT, entry + 4);
+      offsets[i] = data.get(LONG, entry + 8);
+      lengths[i] = data.get(LONG, entry + 16);
+      if (offsets[i] < previousEnd || lengths[i] < 0 || offsets[i] + lengths[i] > trailer) {
+        throw new CorruptDatabaseException(
+            source,
+            "directory",
+            entry,
+            "segment "
+                + i
+                + " ("
+                + kindName(kinds[i])
+                + ") at "
+                + offsets[i]
+                + " length "
+                + lengths[i]
+                + " is out of bounds");
+      }
+      previousEnd = offsets[i] + lengths[i];
+    }
+    if (kinds[0] != KIND_SCHEMA) {
+      throw new CorruptDatabaseException(
+          source, "directory", HEADER_SIZE, "first segment is not the schema");
+    }
+    Schema schema = SchemaCodec.decode(data, offsets[0], lengths[0], source);
+    if (schema.version() != schemaVersion) {
+      throw new CorruptDatabaseException(
+          source,
+          "schema",
+          offsets[0],
+          "schema version " + schema.version() + " but header says " + schemaVersion);
+    }
+    int fieldCount = schema.fields().size();
+    if (segmentCount != fieldCount + 2) {
+      throw new CorruptDatabaseException(
+          source, "directory", 24, segmentCount + " segments for " + fieldCount + " fields");
+    }
+    FieldReader[] fields = new FieldReader[fieldCount];
+    for (int i = 0; i < fieldCount; i++) {
+      int s = i + 1;
+      Field f = schema.fields().get(i);
+      long entry = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * s;
+      if (kinds[s] != kindOf(f.role()) || fieldIndexes[s] != i) {
+        throw new CorruptDatabaseException(
+            source,
+            "directory",
+            entry,
+            "segment " + s + " should be field " + i + " (" + f.name() + ")");
+      }
+      fields[i] = new FieldReader(data, f, documents, offsets[s], lengths[s], source);
+    }
+    int p = segmentCount - 1;
+    if (kinds[p] != KIND_PAYLOAD) {
+      throw new CorruptDatabaseException(
+          source,
+          "directory",
+          HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * p,
+          "last segment is not the payload");
+    }
+    long base = offsets[p];
+    if (lengths[p] < 8) {
+      throw new CorruptDatabaseException(source, "payload", base, "payload segment too short");
+    }
+    int width = data.get(INT, base);
+    long table = base + 8;
+    long payloadData = table + (long) width * (documents + 1L);
+    if ((width != 4 && width != 8) || payloadData > base + lengths[p]) {
+      throw new CorruptDatabaseException(source, "payload", base, "bad payload offset table");
+    }
+    long payloadEnd =
+        payloadData
+            + (width == 4
+                ? data.get(INT, table + 4L * documents) & 0xFFFF_FFFFL
+                : data.get(LONG, table + 8L * documents));
+    if (payloadEnd != base + lengths[p]) {
+      throw new CorruptDatabaseException(
+          source, "payload", table, "payload bytes do not match the segment length");
+    }
+    return new DatabaseReader(
+        source, data, owned, schema, documents, version, fields, table, width, payloadData);
+  }
+
+  private static void verifyChecksum(MemorySegment data, String source)
+      throws CorruptDatabaseException {
+    long covered = data.byteSize() - 8;
+    CRC32C crc = new CRC32C();
+    for (long off = 0; off < covered; ) {
+      long n = Math.min(covered - off, 1 << 30);
+      crc.update(data.asSlice(off, n).asByteBuffer());
+      off += n;
+    }
+    int stored = data.get(INT, covered);
+    int computed = (int) crc.getValue();
+    if (stored != computed) {
+      throw new CorruptDatabaseException(
+          source,
+          "trailer",
+          covered,
+          String.format("checksum mismatch: stored CRC32C %08x, computed %08x", stored, computed));
+    }
+  }
+
+  // ----- Database ------------------------------------------------------------------------------
+
+  @Override
+  public Schema schema() {
+    return schema;
+  }
+
+  @Override
+  public long documentCount() {
+    return documents;
+  }
+
+  /** Number of documents, as an int. */
+  public int documents() {
+    return documents;
+  }
+
+  @Override
+  public long sizeInBytes() {
+    return data.byteSize();
+  }
+
+  @Override
+  public int formatVersion() {
+    return formatVersion;
+  }
+
+  /** The file name or description of the bytes. */
+  public String source() {
+    return source;
+  }
+
+  @Override
+  public String toString() {
+    return "Database{" + source + ", " + documents + " documents}";
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (ownedArena != null) {
+      ownedArena.close();
+    }
+  }
+
+  void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("database " + source + " is closed");
+    }
+  }
+
+  @Override
+  public MemorySegment payload(int document) {
+    ensureOpen();
+    checkDocument(document);
+    long from;
+    long to;
+    if (payloadWidth == 4) {
+      from = data.get(INT, payloadOffsets + 4L * document) & 0xFFFF_FFFFL;
+      to = data.get(INT, payloadOffsets + 4L * document + 4) & 0xFFFF_FFFFL;
+    } else {
+      from = data.get(LONG, payloadOffsets + 8L * document);
+      to = data.get(LONG, payloadOffsets + 8L * document + 8);
+    }
+    return data.asSlice(payloadData + from, to - from);
+  }
+
+  private void checkDocument(int document) {
+    if (document < 0 || document >= documents) {
+      throw new IndexOutOfBoundsException(
+          "document " + document + " outside [0, " + documents + ") in " + source);
+    }
+  }
+
+  @Override
+  public Object sortableValue(int document, String field) {
+    FieldReader f = sortableField(field);
+    return f.field.type().decode(sortableBytes(f, document));
+  }
+
+  @Override
+  public byte[] sortableBytes(int document, String field) {
+    return sortableBytes(sortableField(field), document);
+  }
+
+  private byte[] sortableBytes(FieldReader f, int document) {
+    ensureOpen();
+    checkDocument(document);
+    return f.valueBytes(f.valueIndex(document));
+  }
+
+  private FieldReader sortableField(String name) {
+    FieldReader f = fields[Plan.indexOf(schema, name)];
+    if (!f.field.role().isSortable()) {
+      throw new IllegalArgumentException(
+          "field '"
+              + name
+              + "' is "
+              + f.field.role()
+              + ", not sortable: it has no value per document");
+    }
+    return f;
+  }
+
+  FieldReader field(int index) {
+    return fields[index];
+  }
+
+  @Override
+  public long count(Query query) {
+    Plan.Node node = Plan.compileCondition(schema, query.condition());
+    ensureOpen();
+    return count(node);
+  }
+
+  @Override
+  public void execute(Query query, DocumentProcessor processor) {
+    Plan plan = Plan.compile(schema, query);
+    ensureOpen();
+    execute(plan, processor);
+  }
+
+  // ----- execution -----------------------------------------------------------------------------
+
+  long count(Plan.Node node) {
+    if (node instanceof Plan.Not not) {
+      return documents - count(not.child());
+    }
+    return count(evaluate(node));
+  }
+
+  void execute(Plan plan, DocumentProcessor processor) {
+    if (plan.limit == 0) {
+      return;
+    }
+    Matches m = evaluate(plan.condition);
+    if (m.kind == Matches.NONE) {
+      return;
+    }
+    if (!plan.ordered()) {
+      emitInDocumentOrder(m, plan.skip, plan.limit, processor);
+      return;
+    }
+    int[] docs = Ordering.top(this, m, plan.orderFields, plan.descending, plan.wanted());
+    for (int i = plan.skip; i < docs.length; i++) {
+      if (!processor.process(docs[i], this)) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Emits matches in document order after skipping {@code skip}, at most {@code limit}.
+   *
+   * @return the number of matches skipped (when fewer than skip matched) as a negative number, or
+   *     the count emitted; -1L << 62 when the processor stopped
+   */
+  long emitInDocumentOrder(Matches m, long skip, long limit, DocumentProcessor processor) {
+    long seen = 0;
+    long end = skip + limit;
+    if (m.kind == Matches.ALL) {
+      for (int doc = (int) Math.min(skip, documents); doc < documents && doc < end; doc++) {
+        if (!processor.process(doc, this)) {
+          return STOPPED;
+        }
+      }
+      return Math.max(0, Math.min(end, documents) - skip);
+    }
+    if (m.singleValue() && m.field.isListAt(m.from)) {
+      FieldReader f = m.field;
+      int count = f.count(m.from);
+      long at = f.postingsOf(m.from);
+      for (int i = (int) Math.min(skip, count); i < count && i < end; i++) {
+        if (!processor.process(f.id(at, i), this)) {
+          return STOPPED;
+        }
+      }
+      return Math.max(0, Math.min(end, count) - skip);
+    }
+    long[] bits = materialize(m);
+    for (int w = 0; w < bits.length; w++) {
+      long word = bits[w];
+      while (word != 0) {
+        int doc = (w << 6) + Long.numberOfTrailingZeros(word);
+        word &= word - 1;
+        if (seen >= skip) {
+          if (!processor.process(doc, this)) {
+            return STOPPED;
+          }
+        }
+        seen++;
+        if (seen >= end) {
+          return seen - skip;
+        }
+      }
+    }
+    return Math.max(0, seen - skip);
+  }
+
+  static final long STOPPED = -1L << 62;
+
+  Matches evaluate(Plan.Node node) {
+    return switch (node) {
+      case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
+      case Plan.Eq eq -> {
+        FieldReader f = fields[eq.field()];
+        int i = f.find(eq.key());
+        yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
+      }
+      case Plan.In in -> {
+        FieldReader f = fields[in.field()];
+        int[] found = new int[in.keys().length];
+        int n = 0;
+        for (MemorySegment key : in.keys()) {
+          int i = f.find(key);
+          if (i >= 0) {
+            found[n++] = i;
+          }
+        }
+        yield Matches.set(f, n == found.length ? found : java.util.Arrays.copyOf(found, n));
+      }
+      case Plan.Range r -> {
+        FieldReader f = fields[r.field()];
+        int from = r.from() == null ? 0 : f.lowerBound(r.from(), r.fromInclusive());
+        int to = r.to() == null ? f.valueCount : f.upperBound(r.to(), r.toInclusive());
+        if (from >= to) {
+          yield Matches.NOTHING;
+        }
+        if (f.singleValued && f.countRange(from, to) == documents) {
+          yield Matches.EVERYTHING;
+        }
+        yield Matches.range(f, from, to);
+      }
+      case Plan.And and -> and(and.children());
+      case Plan.Or or -> or(or.children());
+      case Plan.Not not -> {
+        Matches m = evaluate(not.child());
+        if (m.kind == Matches.NONE) {
+          yield documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
+        }
+        if (m.kind == Matches.ALL) {
+          yield Matches.NOTHING;
+        }
+        long[] bits = materialize(m);
+        for (int w = 0; w < bits.length; w++) {
+          bits[w] = ~bits[w];
+        }
+        clearTail(bits);
+        yield Matches.bits(bits);
+      }
+    };
+  }
+
+  private Matches and(Plan.Node[] children) {
+    Matches[] parts = new Matches[children.length];
+    int n = 0;
+    for (Plan.Node child : children) {
+      Matches m = evaluate(child);
+      if (m.kind == Matches.NONE) {
+        return Matches.NOTHING;
+      }
+      if (m.kind != Matches.ALL) {
+        parts[n++] = m;
+      }
+    }
+    if (n == 0) {
+      return documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
+    }
+    if (n == 1) {
+      return parts[0];
+    }
+    // Start from the smallest estimate; AND the others in.
+    int best = 0;
+    long bestEstimate = Long.MAX_VALUE;
+    for (int i = 0; i < n; i++) {
+      long e = estimate(parts[i]);
+      if (e < bestEstimate) {
+        bestEstimate = e;
+        best = i;
+      }
+    }
+    long[] acc = materialize(parts[best]);
+    for (int i = 0; i < n; i++) {
+      if (i != best) {
+        andInto(acc, parts[i]);
+      }
+    }
+    return Matches.bits(acc);
+  }
+
+  private Matches or(Plan.Node[] children) {
+    long[] acc = null;
+    Matches single = null;
+    for (Plan.Node child : children) {
+      Matches m = evaluate(child);
+      if (m.kind == Matches.NONE) {
+        continue;
+      }
+      if (m.kind == Matches.ALL) {
+        return m;
+      }
+      if (single == null && acc == null) {
+        single = m;
+        continue;
+      }
+      if (acc == null) {
+        acc = materialize(single);
+      }
+      orInto(acc, m);
+    }
+    if (acc != null) {
+      return Matches.bits(acc);
+    }
+    return single == null ? Matches.NOTHING : single;
+  }
+
+  /** Upper bound of the number of documents in {@code m}, cheaply. */
+  private long estimate(Matches m) {
+    return switch (m.kind) {
+      case Matches.NONE -> 0;
+      case Matches.RANGE -> m.field.countRange(m.from, m.to);
+      case Matches.SET -> {
+        long sum = 0;
+        for (int v : m.values) {
+          sum += m.field.count(v);
+        }
+        yield sum;
+      }
+      default -> documents;
+    };
+  }
+
+  long count(Matches m) {
+    return switch (m.kind) {
+      case Matches.NONE -> 0;
+      case Matches.ALL -> documents;
+      case Matches.RANGE ->
+          m.field.singleValued || m.to - m.from == 1
+              ? m.field.countRange(m.from, m.to)
+              : popcount(materialize(m));
+      case Matches.SET -> {
+        if (m.field.singleValued) {
+          long sum = 0;
+          for (int v : m.values) {
+            sum += m.field.count(v);
+          }
+          yield sum;
+        }
+        yield popcount(materialize(m));
+      }
+      default -> popcount(m.bits);
+    };
+  }
+
+  /** The matches as a bit set owned by the caller (fresh unless {@code m} already owns one). */
+  long[] materialize(Matches m) {
+    if (m.kind == Matches.BITS) {
+      return m.bits;
+    }
+    long[] bits = new long[words(documents)];
+    orInto(bits, m);
+    return bits;
+  }
+
+  private void orInto(long[] acc, Matches m) {
+    switch (m.kind) {
+      case Matches.NONE -> {}
+      case Matches.ALL -> {
+        java.util.Arrays.fill(acc, -1L);
+        clearTail(acc);
+      }
+      case Matches.RANGE -> m.field.orRangeInto(m.from, m.to, acc);
+      case Matches.SET -> {
+        for (int v : m.values) {
+          m.field.orInto(v, acc);
+        }
+      }
+      default -> {
+        for (int w = 0; w < acc.length; w++) {
+          acc[w] |= m.bits[w];
+        }
+      }
+    }
+  }
+
+  private void andInto(long[] acc, Matches m) {
+    if (m.kind == Matches.BITS) {
+      for (int w = 0; w < acc.length; w++) {
+        acc[w] &= m.bits[w];
+      }
+      return;
+    }
+    FieldReader f = m.field;
+    if (f.docValues >= 0 && m.kind == Matches.RANGE) {
+      // Single-valued sortable field: test each remaining document's value rank in place.
+      for (int w = 0; w < acc.length; w++) {
+        long word = acc[w];
+        long keep = word;
+        while (word != 0) {
+          int bit = Long.numberOfTrailingZeros(word);
+          word &= word - 1;
+          int rank = f.valueIndex((w << 6) + bit);
+          if (rank < m.from || rank >= m.to) {
+            keep &= ~(1L << bit);
+          }
+        }
+        acc[w] = keep;
+      }
+      return;
+    }
+    long[] other = materialize(m);
+    for (int w = 0; w < acc.length; w++) {
+      acc[w] &= other[w];
+    }
+  }
+
+  private void clearTail(long[] bits) {
+    int rem = documents & 63;
+    if (rem != 0 && bits.length > 0) {
+      bits[bits.length - 1] &= (1L << rem) - 1;
+    }
+  }
+
+  static long popcount(long[] bits) {
+    long n = 0;
+    for (long w : bits) {
+      n += Long.bitCount(w);
+    }
+    return n;
+  }
+
+  /** Number of documents in {@code m}, filling {@code out} (sized to the count) with their ids. */
+  int[] documentIds(Matches m) {
+    if (m.kind == Matches.ALL) {
+      int[] ids = new int[documents];
+      for (int i = 0; i < documents; i++) {
+        ids[i] = i;
+      }
+      return ids;
+    }
+    if (m.singleValue() && m.field.isListAt(m.from)) {
+      FieldReader f = m.field;
+      int count = f.count(m.from);
+      long at = f.postingsOf(m.from);
+      int[] ids = new int[count];
+      for (int i = 0; i < count; i++) {
+        ids[i] = f.id(at, i);
+      }
+      return ids;
+    }
+    long[] bits = materialize(m);
+    int[] ids = new int[(int) popcount(bits)];
+    int n = 0;
+    for (int w = 0; w < bits.length; w++) {
+      long word = bits[w];
+      while (word != 0) {
+        ids[n++] = (w << 6) + Long.numberOfTrailingZeros(word);
+        word &= word - 1;
+      }
+    }
+    return ids;
+  }
+
+  /** Schema encoding shared with the writer. */
+  static final class SchemaCodec {
+    private SchemaCodec() {}
+
+    static Schema decode(MemorySegment data, long base, long length, String source)
+        throws CorruptDatabaseException {
+      long end = base + length;
+      long at = base;
+      try {
+        int version = data.get(INT, at);
+        at += 4;
+        int len = data.get(SHORT, at) & 0xFFFF;
+        at += 2;
+        String payloadType = string(data, at, len, end);
+        at += len;
+        int count = data.get(INT, at);
+        at += 4;
+        if (count < 0 || count > length) {
+          throw new CorruptDatabaseException(source, "schema", at - 4, "bad field count " + count);
+        }
+        Schema.Builder b = Schema.builder().version(version).payloadType(payloadType);
+        for (int i = 0; i < count; i++) {
+          len = data.get(SHORT, at) & 0xFFFF;
+          at += 2;
+          String name = string(data, at, len, end);
+          at += len;
+          FieldType type = typeOf(data.get(ValueLayout.JAVA_BYTE, at));
+          FieldRole role = roleOf(data.get(ValueLayout.JAVA_BYTE, at + 1));
+          if (type == null || role == null) {
+            throw new CorruptDatabaseException(
+                source, "schema", at, "unknown type or role of field '" + name + "'");
+          }
+          at += 2;
+          b.field(name, type, role);
+        }
+        if (at > end) {
+          throw new CorruptDatabaseException(source, "schema", end, "schema exceeds its segment");
+        }
+        return b.build();
+      } catch (IndexOutOfBoundsException | IllegalArgumentException e) {
+        throw new CorruptDatabaseException(
+            source, "schema", at, "unreadable schema: " + e.getMessage());
+      }
+    }
+
+    private static String string(MemorySegment data, long at, int len, long end) {
+      if (at + len > end) {
+        throw new IndexOutOfBoundsException(
+            "string of " + len + " bytes exceeds the schema segment");
+      }
+      byte[] b = new byte[len];
+      MemorySegment.copy(data, ValueLayout.JAVA_BYTE, at, b, 0, len);
+      return new String(b, StandardCharsets.UTF_8);
+    }
   }
 }

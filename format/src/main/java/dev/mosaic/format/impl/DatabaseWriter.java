@@ -1,22 +1,43 @@
 package dev.mosaic.format.impl;
 
+import static dev.mosaic.format.impl.FileFormat.*;
+
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
+import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
+import it.unimi.dsi.fastutil.bytes.ByteArrays;
+import it.unimi.dsi.fastutil.objects.Object2IntOpenCustomHashMap;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.zip.CRC32C;
 
-/** Placeholder until the writer lands: collects documents, cannot write yet. */
+/**
+ * Builds the bytes of one database (see {@code format/FORMAT.md}). Every field is built in time
+ * linear in its number of values plus one sort of its distinct values: distinct values are
+ * collected in a hash map, sorted once, and each document's values are then mapped to their rank by
+ * one lookup.
+ *
+ * <p>Thread safety: not thread safe. NOTE: documents are kept by reference until the builder is
+ * dropped; the whole database is laid out in memory (per segment at most 2 GiB) when written.
+ */
 public final class DatabaseWriter implements DatabaseBuilder {
   private final Schema schema;
   private final List<Document> documents = new ArrayList<>();
+  private List<Segment> built;
 
   public DatabaseWriter(Schema schema) {
-    this.schema = schema;
+    this.schema = java.util.Objects.requireNonNull(schema, "schema");
   }
 
   @Override
@@ -26,10 +47,16 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder add(Document document) {
-    if (!document.schema().equals(schema)) {
-      throw new IllegalArgumentException("document was built for another schema");
+    if (document.schema() != schema && !document.schema().equals(schema)) {
+      throw new IllegalArgumentException(
+          "document was built for another schema: " + document.schema() + ", expected " + schema);
+    }
+    if (documents.size() == Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException(
+          "a database holds at most " + documents.size() + " documents");
     }
     documents.add(document);
+    built = null;
     return this;
   }
 
@@ -40,21 +67,419 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public void writeTo(WritableByteChannel channel) throws IOException {
-    throw new UnsupportedOperationException("writer not implemented yet");
+    Output out = new Output(channel);
+    write(out);
+    out.flush();
   }
 
   @Override
   public void writeTo(OutputStream out) throws IOException {
-    throw new UnsupportedOperationException("writer not implemented yet");
+    writeTo(Channels.newChannel(out));
+    out.flush();
   }
 
   @Override
   public void writeTo(Path file) throws IOException {
-    throw new UnsupportedOperationException("writer not implemented yet");
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING)) {
+      writeTo(ch);
+      ch.force(true);
+    }
   }
 
   @Override
   public byte[] toByteArray() {
-    throw new UnsupportedOperationException("writer not implemented yet");
+    List<Segment> segments = segments();
+    long total = totalLength(segments);
+    if (total > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("database of " + total + " bytes does not fit an array");
+    }
+    byte[] result = new byte[(int) total];
+    ByteBuffer target = ByteBuffer.wrap(result);
+    try {
+      writeTo(
+          new WritableByteChannel() {
+            @Override
+            public int write(ByteBuffer src) {
+              int n = src.remaining();
+              target.put(src);
+              return n;
+            }
+
+            @Override
+            public boolean isOpen() {
+              return true;
+            }
+
+            @Override
+            public void close() {}
+          });
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot happen: writing to memory", e);
+    }
+    return result;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static long totalLength(List<Segment> segments) {
+    long total = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * segments.size();
+    for (Segment s : segments) {
+      total += align8(s.length());
+    }
+    return total + TRAILER_SIZE;
+  }
+
+  private static long align8(long v) {
+    return (v + 7) & ~7L;
+  }
+
+  private void write(Output out) throws IOException {
+    List<Segment> segments = segments();
+    long total = totalLength(segments);
+    ByteSink head = new ByteSink(HEADER_SIZE + DIRECTORY_ENTRY_SIZE * segments.size());
+    head.putLong(MAGIC)
+        .putInt(FORMAT_VERSION)
+        .putInt(schema.version())
+        .putByte(CHECKSUM_CRC32C)
+        .skip(3)
+        .putInt(documents.size())
+        .putInt(segments.size())
+        .putInt(0);
+    long offset = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * segments.size();
+    for (Segment s : segments) {
+      head.putByte(s.kind)
+          .putByte(0)
+          .putShort(0)
+          .putInt(s.field)
+          .putLong(offset)
+          .putLong(s.length());
+      offset += align8(s.length());
+    }
+    out.write(head.array(), 0, head.size());
+    byte[] zeros = new byte[8];
+    for (Segment s : segments) {
+      s.writeTo(out);
+      int pad = (int) (align8(s.length()) - s.length());
+      out.write(zeros, 0, pad);
+    }
+    ByteSink tail = new ByteSink(8);
+    tail.putLong(total);
+    out.write(tail.array(), 0, 8);
+    ByteSink crc = new ByteSink(8);
+    crc.putInt((int) out.crc.getValue()).putInt(END_MAGIC);
+    out.write(crc.array(), 0, 8);
+  }
+
+  private List<Segment> segments() {
+    if (built == null) {
+      List<Segment> list = new ArrayList<>();
+      list.add(new Segment(KIND_SCHEMA, NO_FIELD, schemaBytes(schema), null));
+      List<Field> fields = schema.fields();
+      for (int i = 0; i < fields.size(); i++) {
+        list.add(new Segment(kindOf(fields.get(i).role()), i, fieldSegment(fields.get(i)), null));
+      }
+      list.add(payloadSegment());
+      built = list;
+    }
+    return built;
+  }
+
+  static ByteSink schemaBytes(Schema schema) {
+    ByteSink sink = new ByteSink(64);
+    sink.putInt(schema.version());
+    byte[] payloadType = schema.payloadType().getBytes(StandardCharsets.UTF_8);
+    checkShortString("payload type", payloadType);
+    sink.putShort(payloadType.length).putBytes(payloadType);
+    sink.putInt(schema.fields().size());
+    for (Field f : schema.fields()) {
+      byte[] name = f.name().getBytes(StandardCharsets.UTF_8);
+      checkShortString("field name", name);
+      sink.putShort(name.length)
+          .putBytes(name)
+          .putByte(typeCode(f.type()))
+          .putByte(roleCode(f.role()));
+    }
+    return sink;
+  }
+
+  private static void checkShortString(String what, byte[] utf8) {
+    if (utf8.length > 0xFFFF) {
+      throw new IllegalArgumentException(what + " longer than 65535 UTF-8 bytes");
+    }
+  }
+
+  private Segment payloadSegment() {
+    int n = documents.size();
+    long total = 0;
+    for (Document d : documents) {
+      total += d.payload().length;
+    }
+    int width = total <= 0xFFFF_FFFFL ? 4 : 8;
+    ByteSink head = new ByteSink(8 + (n + 1) * width);
+    head.putInt(width).putInt(0);
+    long offset = 0;
+    for (int i = 0; i <= n; i++) {
+      if (width == 4) {
+        head.putInt((int) offset);
+      } else {
+        head.putLong(offset);
+      }
+      if (i < n) {
+        offset += documents.get(i).payload().length;
+      }
+    }
+    return new Segment(KIND_PAYLOAD, NO_FIELD, head, documents);
+  }
+
+  /**
+   * Builds a field segment: header, sorted value set, postings (filterable), doc→value (sortable).
+   */
+  private ByteSink fieldSegment(Field field) {
+    String name = field.name();
+    int n = documents.size();
+    boolean filterable = field.role().isFilterable();
+    boolean sortable = field.role().isSortable();
+
+    // 1. Distinct values, sorted once.
+    Object2IntOpenCustomHashMap<byte[]> rankOf =
+        new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+    rankOf.defaultReturnValue(-1);
+    long valueCount = 0;
+    for (Document d : documents) {
+      for (byte[] v : d.values(name)) {
+        rankOf.putIfAbsent(v, 0);
+        valueCount++;
+      }
+    }
+    byte[][] sorted = rankOf.keySet().toArray(new byte[0][]);
+    Arrays.sort(sorted, Arrays::compareUnsigned);
+    for (int i = 0; i < sorted.length; i++) {
+      rankOf.put(sorted[i], i);
+    }
+    int distinct = sorted.length;
+
+    // 2. Each document's distinct ranks, ascending, flattened.
+    if (valueCount > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("field '" + name + "' has too many values: " + valueCount);
+    }
+    int[] start = new int[n + 1];
+    int[] ranks = new int[(int) valueCount];
+    int used = 0;
+    boolean singleValued = true;
+    for (int doc = 0; doc < n; doc++) {
+      start[doc] = used;
+      List<byte[]> values = documents.get(doc).values(name);
+      for (byte[] v : values) {
+        ranks[used++] = rankOf.getInt(v);
+      }
+      int count = used - start[doc];
+      if (count > 1) {
+        Arrays.sort(ranks, start[doc], used);
+        int w = start[doc] + 1;
+        for (int r = start[doc] + 1; r < used; r++) {
+          if (ranks[r] != ranks[w - 1]) {
+            ranks[w++] = ranks[r];
+          }
+        }
+        used = w;
+        if (used - start[doc] > 1) {
+          singleValued = false;
+        }
+      }
+    }
+    start[n] = used;
+
+    int width = fixedWidth(field.type());
+    ByteSink sink = new ByteSink(FIELD_HEADER_SIZE + 64);
+    int idBytes = idBytes(n);
+    int bitWidth = sortable ? bitWidth(distinct) : 0;
+    sink.putInt(distinct).putInt(width).putInt(0).putInt(filterable ? idBytes : 0).putInt(bitWidth);
+    sink.putInt(0).putLong(0).putLong(0).putLong(0);
+
+    // Value set.
+    sink.setLong(24, sink.size());
+    if (width > 0) {
+      for (byte[] v : sorted) {
+        sink.putBytes(v);
+      }
+    } else {
+      int offset = 0;
+      for (int i = 0; i <= distinct; i++) {
+        sink.putInt(offset);
+        if (i < distinct) {
+          offset = Math.addExact(offset, sorted[i].length);
+        }
+      }
+      for (byte[] v : sorted) {
+        sink.putBytes(v);
+      }
+    }
+    sink.align8();
+
+    int flags = singleValued ? FLAG_SINGLE_VALUED : 0;
+    if (filterable) {
+      sink.setLong(32, sink.size());
+      int[] prefix = new int[distinct + 1];
+      for (int i = 0; i < used; i++) {
+        prefix[ranks[i] + 1]++;
+      }
+      for (int v = 0; v < distinct; v++) {
+        prefix[v + 1] += prefix[v];
+      }
+      int[] ids = new int[used];
+      int[] cursor = Arrays.copyOf(prefix, distinct);
+      for (int doc = 0; doc < n; doc++) {
+        for (int i = start[doc]; i < start[doc + 1]; i++) {
+          ids[cursor[ranks[i]]++] = doc;
+        }
+      }
+      boolean allLists = true;
+      for (int v = 0; v < distinct; v++) {
+        if (!isList(prefix[v + 1] - prefix[v], idBytes, n)) {
+          allLists = false;
+          break;
+        }
+      }
+      if (allLists) {
+        flags |= FLAG_ALL_LISTS;
+      }
+      for (int v = 0; v <= distinct; v++) {
+        sink.putInt(prefix[v]);
+      }
+      int offsetsAt = sink.size();
+      if (!allLists) {
+        sink.skip(4 * (distinct + 1));
+      }
+      int dataStart = sink.size();
+      int words = words(n);
+      for (int v = 0; v < distinct; v++) {
+        if (!allLists) {
+          sink.setInt(offsetsAt + 4 * v, sink.size() - dataStart);
+        }
+        int from = prefix[v];
+        int to = prefix[v + 1];
+        if (isList(to - from, idBytes, n)) {
+          for (int i = from; i < to; i++) {
+            if (idBytes == 2) {
+              sink.putShort(ids[i]);
+            } else {
+              sink.putInt(ids[i]);
+            }
+          }
+        } else {
+          int at = sink.size();
+          sink.skip(words * 8);
+          for (int i = from; i < to; i++) {
+            int doc = ids[i];
+            sink.orLong(at + (doc >>> 6) * 8, 1L << doc);
+          }
+        }
+      }
+      if (!allLists) {
+        sink.setInt(offsetsAt + 4 * distinct, sink.size() - dataStart);
+      }
+      sink.align8();
+    }
+    sink.setInt(8, flags);
+
+    if (sortable) {
+      sink.setLong(40, sink.size());
+      long bits = (long) n * bitWidth;
+      int bytes = (int) ((bits + 7) >>> 3);
+      int at = sink.size();
+      sink.skip(bytes + 8);
+      if (bitWidth > 0) {
+        for (int doc = 0; doc < n; doc++) {
+          if (start[doc + 1] - start[doc] != 1) {
+            throw new IllegalStateException("field '" + name + "' needs one value per document");
+          }
+          long bit = (long) doc * bitWidth;
+          long value = (long) ranks[start[doc]] << (bit & 7);
+          sink.orLong(at + (int) (bit >>> 3), value);
+        }
+      }
+      sink.align8();
+    }
+    return sink;
+  }
+
+  /**
+   * One segment to write: in-memory bytes, plus the documents' payloads for the payload segment.
+   */
+  private static final class Segment {
+    final int kind;
+    final int field;
+    final ByteSink head;
+    final List<Document> payloads;
+    final long length;
+
+    Segment(int kind, int field, ByteSink head, List<Document> payloads) {
+      this.kind = kind;
+      this.field = field;
+      this.head = head;
+      this.payloads = payloads;
+      long len = head.size();
+      if (payloads != null) {
+        for (Document d : payloads) {
+          len += d.payload().length;
+        }
+      }
+      this.length = len;
+    }
+
+    long length() {
+      return length;
+    }
+
+    void writeTo(Output out) throws IOException {
+      out.write(head.array(), 0, head.size());
+      if (payloads != null) {
+        for (Document d : payloads) {
+          byte[] p = d.payload();
+          out.write(p, 0, p.length);
+        }
+      }
+    }
+  }
+
+  /** Buffered output to a channel, computing the CRC32C of everything written. */
+  private static final class Output {
+    final WritableByteChannel channel;
+    final ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
+    final CRC32C crc = new CRC32C();
+
+    Output(WritableByteChannel channel) {
+      this.channel = channel;
+    }
+
+    void write(byte[] b, int off, int len) throws IOException {
+      crc.update(b, off, len);
+      while (len > 0) {
+        int n = Math.min(len, buffer.remaining());
+        buffer.put(b, off, n);
+        off += n;
+        len -= n;
+        if (!buffer.hasRemaining()) {
+          drain();
+        }
+      }
+    }
+
+    private void drain() throws IOException {
+      buffer.flip();
+      while (buffer.hasRemaining()) {
+        channel.write(buffer);
+      }
+      buffer.clear();
+    }
+
+    void flush() throws IOException {
+      drain();
+    }
   }
 }

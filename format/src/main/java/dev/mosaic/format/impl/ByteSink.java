@@ -1,0 +1,101 @@
+package dev.mosaic.format.impl;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+/** A growable little-endian byte buffer used while writing a segment. Not thread safe. */
+final class ByteSink {
+  private static final VarHandle SHORT =
+      MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private byte[] bytes;
+  private int size;
+
+  ByteSink(int capacity) {
+    bytes = new byte[Math.max(16, capacity)];
+  }
+
+  int size() {
+    return size;
+  }
+
+  byte[] array() {
+    return bytes;
+  }
+
+  private void ensure(int more) {
+    long needed = (long) size + more;
+    if (needed > bytes.length) {
+      if (needed > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("a segment cannot exceed 2 GiB, needed " + needed);
+      }
+      long grown = Math.max(needed, Math.min(Integer.MAX_VALUE - 16L, bytes.length * 2L));
+      bytes = Arrays.copyOf(bytes, (int) grown);
+    }
+  }
+
+  ByteSink putByte(int v) {
+    ensure(1);
+    bytes[size++] = (byte) v;
+    return this;
+  }
+
+  ByteSink putShort(int v) {
+    ensure(2);
+    SHORT.set(bytes, size, (short) v);
+    size += 2;
+    return this;
+  }
+
+  ByteSink putInt(int v) {
+    ensure(4);
+    INT.set(bytes, size, v);
+    size += 4;
+    return this;
+  }
+
+  ByteSink putLong(long v) {
+    ensure(8);
+    LONG.set(bytes, size, v);
+    size += 8;
+    return this;
+  }
+
+  ByteSink putBytes(byte[] b) {
+    ensure(b.length);
+    System.arraycopy(b, 0, bytes, size, b.length);
+    size += b.length;
+    return this;
+  }
+
+  /** Appends zero bytes. */
+  ByteSink skip(int n) {
+    ensure(n);
+    size += n;
+    return this;
+  }
+
+  /** Pads with zeros to a multiple of 8. */
+  ByteSink align8() {
+    return skip((8 - (size & 7)) & 7);
+  }
+
+  void setInt(int position, int v) {
+    INT.set(bytes, position, v);
+  }
+
+  void setLong(int position, long v) {
+    LONG.set(bytes, position, v);
+  }
+
+  /** ORs a little-endian long into the bytes at {@code position} (which must exist). */
+  void orLong(int position, long v) {
+    LONG.set(bytes, position, (long) LONG.get(bytes, position) | v);
+  }
+}

@@ -1,0 +1,187 @@
+package dev.mosaic.format.impl;
+
+import dev.mosaic.format.Field;
+import dev.mosaic.format.Schema;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Order;
+import dev.mosaic.format.query.Query;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A query compiled against a schema: field names resolved to indexes, values encoded to comparable
+ * bytes once (not once per partition), and every role checked. Immutable and thread safe.
+ */
+final class Plan {
+  final Node condition;
+  final int[] orderFields;
+  final boolean[] descending;
+  final int skip;
+  final int limit;
+
+  private Plan(Node condition, int[] orderFields, boolean[] descending, int skip, int limit) {
+    this.condition = condition;
+    this.orderFields = orderFields;
+    this.descending = descending;
+    this.skip = skip;
+    this.limit = limit;
+  }
+
+  /** Number of documents to produce per partition: skip + limit, saturated. */
+  int wanted() {
+    long k = (long) skip + limit;
+    return (int) Math.min(Integer.MAX_VALUE, k);
+  }
+
+  boolean ordered() {
+    return orderFields.length > 0;
+  }
+
+  /** Compiles the condition only. */
+  static Node compileCondition(Schema schema, Condition condition) {
+    return compile(schema, condition);
+  }
+
+  /** Compiles a whole query. */
+  static Plan compile(Schema schema, Query query) {
+    Node node = compile(schema, query.condition());
+    List<Order> orders = query.orders();
+    int[] fields = new int[orders.size()];
+    boolean[] desc = new boolean[orders.size()];
+    for (int i = 0; i < fields.length; i++) {
+      Order o = orders.get(i);
+      int index = indexOf(schema, o.field());
+      Field f = schema.fields().get(index);
+      if (!f.role().isSortable()) {
+        throw new IllegalArgumentException(
+            "field '" + o.field() + "' is " + f.role() + ", not sortable: cannot order by it");
+      }
+      fields[i] = index;
+      desc[i] = o.descending();
+    }
+    return new Plan(node, fields, desc, query.skip(), query.limit());
+  }
+
+  static int indexOf(Schema schema, String name) {
+    List<Field> fields = schema.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    schema.field(name); // throws the precise unknown-field error
+    throw new IllegalArgumentException("unknown field '" + name + "'");
+  }
+
+  private static int filterable(Schema schema, String name) {
+    int index = indexOf(schema, name);
+    Field f = schema.fields().get(index);
+    if (!f.role().isFilterable()) {
+      throw new IllegalArgumentException(
+          "field '" + name + "' is " + f.role() + ", not filterable: cannot use it in a condition");
+    }
+    return index;
+  }
+
+  private static MemorySegment key(Schema schema, int field, Object value) {
+    Field f = schema.fields().get(field);
+    try {
+      return MemorySegment.ofArray(f.type().encode(value));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("field '" + f.name() + "': " + e.getMessage(), e);
+    }
+  }
+
+  private static Node compile(Schema schema, Condition c) {
+    return switch (c) {
+      case Condition.All a -> All.INSTANCE;
+      case Condition.Eq eq -> {
+        int f = filterable(schema, eq.field());
+        yield new Eq(f, key(schema, f, eq.value()));
+      }
+      case Condition.In in -> {
+        int f = filterable(schema, in.field());
+        List<byte[]> keys = new ArrayList<>();
+        for (Object v : in.values()) {
+          keys.add(key(schema, f, v).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        keys.sort(Arrays::compareUnsigned);
+        List<MemorySegment> unique = new ArrayList<>();
+        byte[] last = null;
+        for (byte[] k : keys) {
+          if (last == null || !Arrays.equals(last, k)) {
+            unique.add(MemorySegment.ofArray(k));
+          }
+          last = k;
+        }
+        yield new In(f, unique.toArray(new MemorySegment[0]));
+      }
+      case Condition.Range r -> {
+        int f = filterable(schema, r.field());
+        yield new Range(
+            f,
+            r.from() == null ? null : key(schema, f, r.from()),
+            r.fromInclusive(),
+            r.to() == null ? null : key(schema, f, r.to()),
+            r.toInclusive());
+      }
+      case Condition.And and -> {
+        Node[] children = new Node[and.conditions().size()];
+        for (int i = 0; i < children.length; i++) {
+          children[i] = compile(schema, and.conditions().get(i));
+        }
+        // Leaves first: they decide emptiness without allocating.
+        Node[] ordered = new Node[children.length];
+        int n = 0;
+        for (Node child : children) {
+          if (child.isLeaf()) {
+            ordered[n++] = child;
+          }
+        }
+        for (Node child : children) {
+          if (!child.isLeaf()) {
+            ordered[n++] = child;
+          }
+        }
+        yield new And(ordered);
+      }
+      case Condition.Or or -> {
+        Node[] children = new Node[or.conditions().size()];
+        for (int i = 0; i < children.length; i++) {
+          children[i] = compile(schema, or.conditions().get(i));
+        }
+        yield new Or(children);
+      }
+      case Condition.Not not -> new Not(compile(schema, not.condition()));
+    };
+  }
+
+  /** A compiled condition. */
+  sealed interface Node permits All, Eq, In, Range, And, Or, Not {
+    default boolean isLeaf() {
+      return !(this instanceof And || this instanceof Or || this instanceof Not);
+    }
+  }
+
+  enum All implements Node {
+    INSTANCE
+  }
+
+  record Eq(int field, MemorySegment key) implements Node {}
+
+  /** Keys sorted and distinct. */
+  record In(int field, MemorySegment[] keys) implements Node {}
+
+  /** A null bound is open. */
+  record Range(
+      int field, MemorySegment from, boolean fromInclusive, MemorySegment to, boolean toInclusive)
+      implements Node {}
+
+  record And(Node[] children) implements Node {}
+
+  record Or(Node[] children) implements Node {}
+
+  record Not(Node child) implements Node {}
+}

@@ -1,0 +1,286 @@
+package dev.mosaic.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.format.ReferenceDatabase.Hit;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Order;
+import dev.mosaic.format.query.Query;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Builds random databases (random schemas, every type, multi-valued fields, empty partitions,
+ * duplicates, extreme values) and checks every query kind against {@link ReferenceDatabase}, on
+ * single databases and on composites. Reproduce a failure with {@code -Dtests.seed=<seed>}.
+ */
+class RandomizedDatabaseTest {
+  private static final long SEED = Long.getLong("tests.seed", System.nanoTime());
+  private static final int ROUNDS = Integer.getInteger("tests.rounds", 60);
+
+  @Test
+  void everyQueryKindMatchesTheReferenceOnSingleAndCompositeDatabases() throws Exception {
+    Random seeds = new Random(SEED);
+    for (int round = 0; round < ROUNDS; round++) {
+      long seed = seeds.nextLong();
+      try {
+        runRound(seed);
+      } catch (Throwable t) {
+        throw new AssertionError(
+            "failed with round seed " + seed + " (tests.seed=" + SEED + "): " + t, t);
+      }
+    }
+  }
+
+  private void runRound(long seed) throws Exception {
+    Random random = new Random(seed);
+    Values values = new Values(random);
+    Schema schema = randomSchema(random);
+    int partitionCount = 1 + random.nextInt(4);
+    List<List<Document>> docs = new ArrayList<>();
+    List<Database> dbs = new ArrayList<>();
+    for (int p = 0; p < partitionCount; p++) {
+      int n = random.nextInt(5) == 0 ? 0 : random.nextInt(random.nextBoolean() ? 40 : 400);
+      List<Document> partition = new ArrayList<>();
+      DatabaseBuilder builder = DatabaseBuilder.create(schema);
+      for (int i = 0; i < n; i++) {
+        Document d = randomDocument(schema, values, random);
+        partition.add(d);
+        builder.add(d);
+      }
+      docs.add(partition);
+      byte[] bytes = builder.toByteArray();
+      assertThat(builder.toByteArray()).as("deterministic bytes").isEqualTo(bytes);
+      dbs.add(Database.fromBytes(bytes));
+    }
+    CompositeDatabase composite = CompositeDatabase.of(schema, dbs);
+    ReferenceDatabase reference = new ReferenceDatabase(schema, docs);
+    Map<Database, Integer> partitionOf = new IdentityHashMap<>();
+    for (int p = 0; p < dbs.size(); p++) {
+      partitionOf.put(dbs.get(p), p);
+    }
+    // Stored values and payloads.
+    for (int p = 0; p < dbs.size(); p++) {
+      Database db = dbs.get(p);
+      for (int d = 0; d < docs.get(p).size(); d++) {
+        Document doc = docs.get(p).get(d);
+        assertThat(bytes(db.payload(d))).isEqualTo(doc.payload());
+        for (Field f : schema.fields()) {
+          if (f.role().isSortable()) {
+            assertThat(db.sortableBytes(d, f.name())).isEqualTo(doc.values(f.name()).get(0));
+          }
+        }
+      }
+    }
+    for (int q = 0; q < 40; q++) {
+      Query query = randomQuery(schema, values, random);
+      String what = "query " + query;
+      for (int p = 0; p < dbs.size(); p++) {
+        ReferenceDatabase single = new ReferenceDatabase(schema, List.of(docs.get(p)));
+        assertThat(dbs.get(p).count(query)).as(what).isEqualTo(single.count(query));
+        assertThat(run(dbs.get(p), query, Map.of(dbs.get(p), 0), Integer.MAX_VALUE))
+            .as(what)
+            .isEqualTo(single.execute(query));
+      }
+      assertThat(composite.count(query)).as(what).isEqualTo(reference.count(query));
+      List<Hit> expected = reference.execute(query);
+      assertThat(run(composite, query, partitionOf, Integer.MAX_VALUE))
+          .as(what)
+          .isEqualTo(expected);
+      int stopAfter = random.nextInt(5);
+      assertThat(run(composite, query, partitionOf, stopAfter))
+          .as(what + " stopping after " + stopAfter)
+          .isEqualTo(expected.subList(0, Math.min(stopAfter, expected.size())));
+    }
+  }
+
+  private static List<Hit> run(
+      Searchable s, Query query, Map<Database, Integer> partitionOf, int stopAfter) {
+    List<Hit> hits = new ArrayList<>();
+    if (stopAfter == 0) {
+      s.execute(query, (doc, db) -> false);
+      return hits;
+    }
+    s.execute(
+        query,
+        (doc, db) -> {
+          hits.add(new Hit(partitionOf.get(db), doc));
+          return hits.size() < stopAfter;
+        });
+    return hits;
+  }
+
+  private static byte[] bytes(java.lang.foreign.MemorySegment s) {
+    return s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+  }
+
+  private static Schema randomSchema(Random random) {
+    Schema.Builder b = Schema.builder().version(random.nextInt(5));
+    int n = 1 + random.nextInt(5);
+    for (int i = 0; i < n; i++) {
+      FieldType type = FieldType.values()[random.nextInt(FieldType.values().length)];
+      FieldRole role = FieldRole.values()[random.nextInt(FieldRole.values().length)];
+      b.field("f" + i + "_" + type.name().toLowerCase(), type, role);
+    }
+    return b.build();
+  }
+
+  private static Document randomDocument(Schema schema, Values values, Random random) {
+    Document.Builder b = Document.builder(schema);
+    for (Field f : schema.fields()) {
+      if (f.role().isSortable()) {
+        b.add(f.name(), values.next(f.type()));
+      } else {
+        int count =
+            random.nextInt(4) == 0 ? 0 : 1 + (random.nextInt(3) == 0 ? random.nextInt(4) : 0);
+        for (int i = 0; i < count; i++) {
+          b.add(f.name(), values.next(f.type()));
+        }
+      }
+    }
+    if (random.nextInt(3) > 0) {
+      byte[] payload = new byte[random.nextInt(40)];
+      random.nextBytes(payload);
+      b.payload(payload);
+    }
+    return b.build();
+  }
+
+  private static Query randomQuery(Schema schema, Values values, Random random) {
+    Query q = Query.where(randomCondition(schema, values, random, 0));
+    List<Field> sortable = schema.fields().stream().filter(f -> f.role().isSortable()).toList();
+    if (!sortable.isEmpty() && random.nextInt(3) > 0) {
+      List<Order> orders = new ArrayList<>();
+      int n = 1 + random.nextInt(Math.min(3, sortable.size()));
+      for (int i = 0; i < n; i++) {
+        Field f = sortable.get(random.nextInt(sortable.size()));
+        orders.add(random.nextBoolean() ? Order.asc(f.name()) : Order.desc(f.name()));
+      }
+      q = q.orderBy(orders);
+    }
+    if (random.nextBoolean()) {
+      q = q.skip(random.nextInt(20));
+    }
+    if (random.nextBoolean()) {
+      q = q.limit(random.nextInt(30));
+    }
+    return q;
+  }
+
+  private static Condition randomCondition(Schema schema, Values values, Random random, int depth) {
+    List<Field> filterable = schema.fields().stream().filter(f -> f.role().isFilterable()).toList();
+    int kind = random.nextInt(depth >= 2 || filterable.isEmpty() ? 1 : 10);
+    if (filterable.isEmpty()) {
+      return Condition.all();
+    }
+    Field f = filterable.get(random.nextInt(filterable.size()));
+    if (kind == 0 || depth >= 2) {
+      kind = 1 + random.nextInt(6);
+    }
+    return switch (kind) {
+      case 1 -> Condition.eq(f.name(), values.next(f.type()));
+      case 2 -> {
+        List<Object> in = new ArrayList<>();
+        int n = random.nextInt(4);
+        for (int i = 0; i < n; i++) {
+          in.add(values.next(f.type()));
+        }
+        yield Condition.in(f.name(), in);
+      }
+      case 3 -> {
+        Object a = values.next(f.type());
+        Object b = values.next(f.type());
+        if (Arrays.compareUnsigned(f.type().encode(a), f.type().encode(b)) > 0
+            && random.nextBoolean()) {
+          Object t = a;
+          a = b;
+          b = t;
+        }
+        yield Condition.between(f.name(), a, random.nextBoolean(), b, random.nextBoolean());
+      }
+      case 4 ->
+          switch (random.nextInt(4)) {
+            case 0 -> Condition.gt(f.name(), values.next(f.type()));
+            case 1 -> Condition.gte(f.name(), values.next(f.type()));
+            case 2 -> Condition.lt(f.name(), values.next(f.type()));
+            default -> Condition.lte(f.name(), values.next(f.type()));
+          };
+      case 5 -> Condition.all();
+      case 6 -> Condition.not(randomCondition(schema, values, random, depth + 1));
+      case 7, 8 -> {
+        List<Condition> children = new ArrayList<>();
+        int n = random.nextInt(4);
+        for (int i = 0; i < n; i++) {
+          children.add(randomCondition(schema, values, random, depth + 1));
+        }
+        yield Condition.and(children);
+      }
+      default -> {
+        List<Condition> children = new ArrayList<>();
+        int n = random.nextInt(4);
+        for (int i = 0; i < n; i++) {
+          children.add(randomCondition(schema, values, random, depth + 1));
+        }
+        yield Condition.or(children);
+      }
+    };
+  }
+
+  /** Random values per type from small domains (duplicates) mixed with extremes. */
+  private static final class Values {
+    private final Random random;
+    private final int domain;
+
+    Values(Random random) {
+      this.random = random;
+      this.domain = 1 + random.nextInt(random.nextBoolean() ? 5 : 500);
+    }
+
+    Object next(FieldType type) {
+      boolean extreme = random.nextInt(10) == 0;
+      int small = random.nextInt(domain) - domain / 2;
+      return switch (type) {
+        case INT -> extreme ? pick(Integer.MIN_VALUE, Integer.MAX_VALUE, 0, -1) : (Object) small;
+        case LONG ->
+            extreme ? pick(Long.MIN_VALUE, Long.MAX_VALUE, 0L, -1L) : (Object) (small * 1_000_003L);
+        case DOUBLE ->
+            extreme
+                ? pick(
+                    Double.NaN,
+                    -0.0,
+                    0.0,
+                    Double.NEGATIVE_INFINITY,
+                    Double.POSITIVE_INFINITY,
+                    Double.MIN_VALUE,
+                    -Double.MAX_VALUE)
+                : (Object) (small / 4.0);
+        case BOOLEAN -> random.nextBoolean();
+        case STRING -> extreme ? pick("", "\u0000", "\uffff", "zzzz") : "s" + small;
+        case TIMESTAMP ->
+            extreme
+                ? pick(
+                    Instant.ofEpochMilli(Long.MIN_VALUE),
+                    Instant.ofEpochMilli(Long.MAX_VALUE),
+                    Instant.EPOCH)
+                : Instant.ofEpochMilli(1_700_000_000_000L + small * 60_000L);
+        case BYTES -> {
+          if (extreme) {
+            yield pick(new byte[0], new byte[] {(byte) 0xFF}, new byte[] {0, 0});
+          }
+          yield new byte[] {(byte) small, (byte) (small >> 8)};
+        }
+      };
+    }
+
+    @SafeVarargs
+    private <T> T pick(T... options) {
+      return options[random.nextInt(options.length)];
+    }
+  }
+}
