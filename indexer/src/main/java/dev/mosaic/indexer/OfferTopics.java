@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -7,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 
@@ -81,5 +84,47 @@ public final class OfferTopics {
         throw new IllegalStateException("topic '" + topic.name() + "' not created within 30 s", e);
       }
     }
+    awaitLeaders(admin, List.of(offersTopic, deadLetterTopic), Duration.ofSeconds(30));
+  }
+
+  /**
+   * Waits until every partition of the topics has a leader, so the first produce does not race the
+   * partitions' creation (an idempotent producer can otherwise wedge on a fresh partition).
+   *
+   * @throws IllegalStateException when a partition has no leader after the timeout
+   */
+  public static void awaitLeaders(Admin admin, List<String> topics, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String missing = "";
+    while (System.nanoTime() < deadline) {
+      try {
+        missing = "";
+        for (TopicDescription d :
+            admin.describeTopics(topics).allTopicNames().get(10, TimeUnit.SECONDS).values()) {
+          for (TopicPartitionInfo p : d.partitions()) {
+            if (p.leader() == null || p.leader().isEmpty()) {
+              missing = d.name() + "-" + p.partition();
+            }
+          }
+        }
+        if (missing.isEmpty()) {
+          return;
+        }
+      } catch (ExecutionException | TimeoutException e) {
+        missing = e.getMessage();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(
+            "interrupted waiting for partition leaders of " + topics, e);
+      }
+      try {
+        Thread.sleep(50); // polling interval of a bounded wait, not synchronization
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(
+            "interrupted waiting for partition leaders of " + topics, e);
+      }
+    }
+    throw new IllegalStateException("no leader within " + timeout + " for " + missing);
   }
 }
