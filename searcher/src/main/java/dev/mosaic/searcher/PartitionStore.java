@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
+import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -484,7 +484,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   /** Verifies a file and computes its checksum; throws with a precise reason. */
   private static Verified verify(Path file) throws IOException {
     Schema schema = Database.verify(file);
-    CRC32C crc = new CRC32C();
+    CRC32 crc = new CRC32();
     long size = 0;
     try (InputStream in = Files.newInputStream(file)) {
       byte[] buf = new byte[1 << 16];
@@ -497,7 +497,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     return new Verified(schema, crc.getValue(), size);
   }
 
-  private record Verified(Schema schema, long crc32c, long size) {}
+  private record Verified(Schema schema, long crc32, long size) {}
 
   private static void force(Path file) throws IOException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
@@ -677,7 +677,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
               + " in the file, but it lies under schema version "
               + id.schemaVersion());
     }
-    return new StoredFile(id, file, v.size(), v.crc32c(), modified, v.schema());
+    return new StoredFile(id, file, v.size(), v.crc32(), modified, v.schema());
   }
 
   private final class Staged implements StagedFile {
@@ -761,10 +761,9 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
         p.versions.put(
             id.version(),
-            new StoredFile(id, target, v.size(), v.crc32c(), Instant.now(), v.schema()));
+            new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
       }
-      LOG.info(
-          "published {} ({} bytes, crc32c {})", id, v.size(), String.format("%08x", v.crc32c()));
+      LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
       prune();
       notifyListeners(id.schemaVersion(), id.partition());
     }

@@ -66,6 +66,7 @@ public final class SearcherNode implements Closeable {
   private final Generations generations;
   private final SearchService search;
   private final ExecutorService queryExecutor;
+  private final ExecutorService adminExecutor;
   private ActorSystem system;
   private boolean ownsSystem;
   private ServerBinding binding;
@@ -94,6 +95,15 @@ public final class SearcherNode implements Closeable {
             b.queryThreads,
             r -> {
               Thread t = new Thread(r, "mosaic-query-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    AtomicInteger m = new AtomicInteger();
+    this.adminExecutor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "mosaic-admin-" + m.incrementAndGet());
               t.setDaemon(true);
               return t;
             });
@@ -146,6 +156,7 @@ public final class SearcherNode implements Closeable {
             registry,
             () -> List.copyOf(health),
             queryExecutor,
+            adminExecutor,
             config.maxUploadBytes);
     try {
       binding =
@@ -221,6 +232,7 @@ public final class SearcherNode implements Closeable {
       }
     }
     queryExecutor.shutdown();
+    adminExecutor.shutdown();
     generations.close();
     store.close();
     LOG.info("searcher node over {} closed", store.root());

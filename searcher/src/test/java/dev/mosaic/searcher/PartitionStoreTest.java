@@ -55,7 +55,9 @@ class PartitionStoreTest {
       StoredFile f = store.servingFiles(SCHEMA_VERSION).get(3);
       assertThat(f.sizeInBytes()).isEqualTo(Files.size(f.path()));
       assertThat(f.schema()).isEqualTo(TestFiles.SCHEMA);
-      assertThat(events).hasSize(1);
+      publish(store, 4, 7);
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(4).crc32()).isNotEqualTo(f.crc32());
+      assertThat(events).hasSize(2);
       assertThat(events.get(0)).containsExactly(SCHEMA_VERSION, 3);
     }
   }

@@ -64,6 +64,7 @@ public final class HttpApi extends AllDirectives {
   private final PrometheusMeterRegistry metrics;
   private final Supplier<List<HealthContributor>> health;
   private final Executor executor;
+  private final Executor adminExecutor;
   private final long maxUploadBytes;
 
   /**
@@ -71,7 +72,8 @@ public final class HttpApi extends AllDirectives {
    * @param generations the generations served
    * @param metrics the registry scraped by {@code /metrics}
    * @param health the contributors asked by {@code /health}
-   * @param executor where queries and file operations run
+   * @param executor where queries run
+   * @param adminExecutor where pins, unpins and uploads run (they fsync and wait for reopens)
    * @param maxUploadBytes the largest file accepted by the upload route, or 0 to disable the route
    */
   public HttpApi(
@@ -80,6 +82,7 @@ public final class HttpApi extends AllDirectives {
       PrometheusMeterRegistry metrics,
       Supplier<List<HealthContributor>> health,
       Executor executor,
+      Executor adminExecutor,
       long maxUploadBytes) {
     this.search = search;
     this.generations = generations;
@@ -87,6 +90,7 @@ public final class HttpApi extends AllDirectives {
     this.metrics = metrics;
     this.health = health;
     this.executor = executor;
+    this.adminExecutor = adminExecutor;
     this.maxUploadBytes = maxUploadBytes;
   }
 
@@ -129,10 +133,10 @@ public final class HttpApi extends AllDirectives {
                                 post(
                                     () ->
                                         parameterOptional(
-                                            "version", v -> async(() -> pin(p, v.orElse(null)))))),
+                                            "version", v -> admin(() -> pin(p, v.orElse(null)))))),
                         path(
                             PathMatchers.segment().slash("unpin"),
-                            p -> post(() -> async(() -> unpin(p)))),
+                            p -> post(() -> admin(() -> unpin(p)))),
                         path(
                             PathMatchers.segment().slash("versions").slash(PathMatchers.segment()),
                             (p, v) -> put(() -> upload(p, v))))));
@@ -160,6 +164,14 @@ public final class HttpApi extends AllDirectives {
 
   /** Runs the handler on the executor, turning known failures into precise answers. */
   private Route async(Handler handler) {
+    return async(handler, executor);
+  }
+
+  private Route admin(Handler handler) {
+    return async(handler, adminExecutor);
+  }
+
+  private Route async(Handler handler, Executor on) {
     CompletionStage<HttpResponse> f =
         CompletableFuture.supplyAsync(
             () -> {
@@ -179,7 +191,7 @@ public final class HttpApi extends AllDirectives {
                 return error(StatusCodes.INTERNAL_SERVER_ERROR, "internal error: " + e);
               }
             },
-            executor);
+            on);
     return completeWithFuture(f);
   }
 
@@ -278,7 +290,7 @@ public final class HttpApi extends AllDirectives {
       p.put("ageSeconds", Duration.between(f.publishedAt(), now).toMillis() / 1000.0);
       p.put("publishedAt", f.publishedAt().toString());
       p.put("sizeBytes", f.sizeInBytes());
-      p.put("crc32c", f.crc32cHex());
+      p.put("crc32", f.crc32Hex());
       p.put("pinned", s.pinned());
       ArrayNode versions = p.putArray("versions");
       s.versions().forEach(versions::add);
@@ -375,7 +387,7 @@ public final class HttpApi extends AllDirectives {
                     entity(
                         Unmarshaller.entityToByteArray(),
                         bytes ->
-                            async(
+                            admin(
                                 () -> {
                                   int partition = partitionId(p);
                                   long version = version(v, "version");
