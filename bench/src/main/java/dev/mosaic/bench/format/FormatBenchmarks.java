@@ -67,6 +67,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<String> results = new ArrayList<>();
+    double loadAtStart = loadAverage();
     if (only.contains("table1")) {
       LOG.info("table 1 data: {} and {}", Table1Data.oursFile(), Table1Data.luceneDirectory());
       Collection<RunResult> run = jmh(Table1CountBenchmark.class, null);
@@ -118,9 +119,21 @@ public final class FormatBenchmarks implements Callable<Integer> {
               BenchDataRoot.sizeOf(CarsData.luceneDirectory()),
               f.sameBytesAsCached()));
     }
+    results.add(
+        String.format(
+            Locale.ROOT,
+            "INFO machine cpus=%d jdk=%s load_average_start=%.1f load_average_end=%.1f",
+            Runtime.getRuntime().availableProcessors(),
+            Runtime.version(),
+            loadAtStart,
+            loadAverage()));
     System.out.println();
     results.forEach(System.out::println);
     return 0;
+  }
+
+  private static double loadAverage() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
   }
 
   private Collection<RunResult> jmh(Class<?> benchmark, String kindParam) throws RunnerException {
