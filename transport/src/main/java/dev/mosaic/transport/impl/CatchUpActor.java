@@ -35,7 +35,12 @@ final class CatchUpActor {
 
   interface Command {}
 
+  /** Asks for a check soon; requests within {@link #COALESCE} are served by one check. */
   record Tick() implements Command {}
+
+  private record Check() implements Command {}
+
+  private static final Duration COALESCE = Duration.ofMillis(100);
 
   private record Fetched(ManifestRecord rec, TransferClient.FetchOutcome outcome, long startNanos)
       implements Command {}
@@ -60,12 +65,20 @@ final class CatchUpActor {
             Behaviors.withTimers(
                 timers -> {
                   timers.startTimerWithFixedDelay(
-                      "tick", new Tick(), c.settings().catchUpInterval());
-                  ctx.getSelf().tell(new Tick());
+                      "periodic", new Check(), c.settings().catchUpInterval());
+                  ctx.getSelf().tell(new Check());
                   Set<PartitionFileId> inFlight = new HashSet<>();
                   return Behaviors.receive(Command.class)
                       .onMessage(
                           Tick.class,
+                          t -> {
+                            if (!timers.isTimerActive("soon")) {
+                              timers.startSingleTimer("soon", new Check(), COALESCE);
+                            }
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Check.class,
                           t -> {
                             tick(c, inFlight, ctx.getSelf());
                             return Behaviors.same();
