@@ -69,7 +69,7 @@ public final class Generations implements Closeable {
   }
 
   private final PartitionStore store;
-  private final Integer configuredSchemaVersion;
+  private volatile Integer configuredSchemaVersion;
   private final Duration scanInterval;
   private final int arenaGroupSize;
   private final Clock clock;
@@ -237,6 +237,43 @@ public final class Generations implements Closeable {
     return v < 0 ? OptionalInt.empty() : OptionalInt.of(v);
   }
 
+  /**
+   * Serves another schema version from now on (rolling a schema change out, or back): the next
+   * generation is built from that schema version's files only, and queries see the switch
+   * atomically. NOTE: partitions the store does not hold under that schema version are simply
+   * absent; switch once every partition has arrived.
+   *
+   * @return completes with the new generation's id, or exceptionally when the store holds no file
+   *     of that schema version (the current generation keeps serving)
+   */
+  public CompletableFuture<Long> switchSchemaVersion(int schemaVersion) {
+    if (store.servingFiles(schemaVersion).isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "the store holds no partition of schema version "
+                  + schemaVersion
+                  + "; held schema versions: "
+                  + store.schemaVersions()));
+    }
+    CompletableFuture<Long> result = new CompletableFuture<>();
+    try {
+      maintenance.execute(
+          () -> {
+            try {
+              configuredSchemaVersion = schemaVersion;
+              this.schemaVersion = schemaVersion;
+              result.complete(doReopen());
+              LOG.info("now serving schema version {}", schemaVersion);
+            } catch (RuntimeException | Error e) {
+              result.completeExceptionally(e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("generations are closed", e));
+    }
+    return result;
+  }
+
   /** The store this serves. */
   public PartitionStore store() {
     return store;
@@ -328,10 +365,16 @@ public final class Generations implements Closeable {
   }
 
   private void safetyScan() {
+    if (state.get() != State.STARTED) {
+      return;
+    }
     try {
       store.rescan();
       doReopen();
     } catch (IOException | RuntimeException e) {
+      if (state.get() != State.STARTED) {
+        return; // closing: the store or we went away under the scan
+      }
       LOG.error("periodic store scan failed; the previous generation keeps serving", e);
     }
   }
@@ -396,7 +439,10 @@ public final class Generations implements Closeable {
     if (cur != null && sameFiles(cur.mappedPartitions(), want)) {
       return cur.id();
     }
-    Schema schema = cur != null ? cur.database().schema() : want.firstEntry().getValue().schema();
+    Schema schema =
+        cur != null && cur.database().schema().version() == sv
+            ? cur.database().schema()
+            : want.firstEntry().getValue().schema();
     SortedMap<Integer, MappedPartition> next = new TreeMap<>();
     List<MappedPartition> fresh = new ArrayList<>();
     SharedArena arena = null;
