@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every offer is checked before it is published: it needs an offer id, a dedup key, the
  * snapshot's partner (or none, then the snapshot's is used), a unique offer id in the snapshot, and
  * it must map to a document of the schema ({@link OfferDocuments}). An offer failing a check goes
- * to the dead-letter topic with the reason, and counts as absent from the snapshot.
+ * to the dead-letter topic with the reason, and counts as absent from the snapshot. An offer
+ * unchanged since the previous snapshot is not mapped again (it was when it first came).
  *
  * <p>What is remembered of the previous snapshot: per offer, the hashes of its id and content and
  * its partition ({@link PartnerSnapshotState}, ~37 bytes per offer), in memory and, when a {@link
@@ -175,7 +176,29 @@ public final class FeedLoader implements AutoCloseable {
     String source = "snapshot " + partner + "/" + snapshot.getSnapshotId();
     long now = config.clock.millis();
     for (Offer offer : snapshot.getOffersList()) {
-      String reason = check(partner, offer, next);
+      String reason = checkIdentity(partner, offer, next);
+      long offerHash = 0;
+      long contentHash = 0;
+      int partition = -1;
+      Offer normalized = offer;
+      if (reason == null) {
+        if (offer.getPartnerId().isEmpty() || offer.getObservedAtMillis() == 0) {
+          Offer.Builder b = offer.toBuilder().setPartnerId(partner);
+          if (offer.getObservedAtMillis() == 0) {
+            b.setObservedAtMillis(now);
+          }
+          normalized = b.build();
+        }
+        offerHash = OfferKeys.hash(offer.getOfferId());
+        contentHash = contentHash(normalized);
+        partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
+        boolean unchangedOffer =
+            prev.partition(offerHash) == partition && prev.contentHash(offerHash) == contentHash;
+        if (!unchangedOffer) {
+          // Unchanged offers passed this check when they were first published.
+          reason = checkDocument(offer);
+        }
+      }
       if (reason != null) {
         rejectedCount++;
         rejected.increment();
@@ -186,17 +209,6 @@ public final class FeedLoader implements AutoCloseable {
         deadLetters.publish(key, offer.toByteArray(), source, reason);
         continue;
       }
-      Offer normalized = offer;
-      if (offer.getPartnerId().isEmpty() || offer.getObservedAtMillis() == 0) {
-        Offer.Builder b = offer.toBuilder().setPartnerId(partner);
-        if (offer.getObservedAtMillis() == 0) {
-          b.setObservedAtMillis(now);
-        }
-        normalized = b.build();
-      }
-      long offerHash = OfferKeys.hash(offer.getOfferId());
-      long contentHash = contentHash(normalized);
-      int partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
       next.put(offerHash, contentHash, partition);
       int before = prev.partition(offerHash);
       if (before == partition && prev.contentHash(offerHash) == contentHash) {
@@ -254,8 +266,8 @@ public final class FeedLoader implements AutoCloseable {
     return result;
   }
 
-  /** The reason an offer is rejected, or null when it is fine. */
-  private String check(String partner, Offer offer, PartnerSnapshotState seen) {
+  /** The reason an offer's identity is unusable, or null when it is fine. */
+  private String checkIdentity(String partner, Offer offer, PartnerSnapshotState seen) {
     String id = "offer '" + partner + "/" + offer.getOfferId() + "'";
     if (offer.getOfferId().isEmpty()) {
       return "offer of partner '" + partner + "' has no offer_id";
@@ -274,6 +286,11 @@ public final class FeedLoader implements AutoCloseable {
     if (seen.contains(OfferKeys.hash(offer.getOfferId()))) {
       return id + " appears twice in the snapshot; the first one is kept";
     }
+    return null;
+  }
+
+  /** The reason an offer does not map to a document of the schema, or null when it does. */
+  private String checkDocument(Offer offer) {
     try {
       OfferDocuments.toDocument(config.schema, offer);
     } catch (IllegalArgumentException e) {
