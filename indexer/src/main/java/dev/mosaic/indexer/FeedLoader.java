@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,11 +25,20 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +82,9 @@ public final class FeedLoader implements AutoCloseable {
   private final Counter upserts;
   private final Counter deletes;
   private final Counter rejected;
+  private volatile boolean running;
+  private Thread feedsThread;
+  private KafkaConsumer<byte[], byte[]> feedsConsumer;
   private KafkaProducer<byte[], byte[]> producer;
   private DeadLetterPublisher deadLetters;
   private int kafkaPartitions;
@@ -121,6 +134,21 @@ public final class FeedLoader implements AutoCloseable {
     if (config.stateDir != null) {
       Files.createDirectories(config.stateDir);
     }
+    if (config.feedsTopic != null) {
+      Properties cp = new Properties();
+      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers);
+      cp.put(ConsumerConfig.GROUP_ID_CONFIG, config.feedsGroupId);
+      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+      cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+      cp.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(256 << 20));
+      cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(256 << 20));
+      cp.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "600000");
+      feedsConsumer =
+          new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      running = true;
+      feedsThread = Thread.ofPlatform().name("feed-loader-feeds").start(this::followFeeds);
+    }
     LOG.info(
         "feed loader started: topic {} ({} Kafka partitions), {} index partitions, schema v{}",
         config.offersTopic,
@@ -128,6 +156,57 @@ public final class FeedLoader implements AutoCloseable {
         config.partitions,
         config.schema.version());
     return this;
+  }
+
+  /**
+   * Follows the feeds topic: each record is one partner's full snapshot, published as {@link
+   * #publish(FeedSnapshot)} does. An unparseable record is dead-lettered; a snapshot that fails to
+   * publish is retried (its offset is committed only once published).
+   */
+  private void followFeeds() {
+    try {
+      feedsConsumer.subscribe(List.of(config.feedsTopic));
+      while (running) {
+        ConsumerRecords<byte[], byte[]> records = feedsConsumer.poll(Duration.ofMillis(200));
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          String source = r.topic() + "/" + r.partition() + "@" + r.offset();
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          try {
+            FeedSnapshot snapshot;
+            try {
+              snapshot = FeedSnapshot.parseFrom(r.value() == null ? new byte[0] : r.value());
+              OfferKeys.checkPartnerId(snapshot.getPartnerId());
+            } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+              rejected.increment();
+              deadLetters.publish(
+                  r.key(), r.value(), source, "not a usable FeedSnapshot: " + e.getMessage());
+              commit(tp, r.offset() + 1);
+              continue;
+            }
+            publish(snapshot);
+            commit(tp, r.offset() + 1);
+          } catch (IOException e) {
+            LOG.error("publishing the snapshot at {} failed; retrying it", source, e);
+            feedsConsumer.seek(tp, r.offset());
+            break;
+          }
+        }
+      }
+    } catch (WakeupException e) {
+      if (running) {
+        LOG.error("feeds consumer woken up unexpectedly", e);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("following the feeds topic failed; snapshots there are no longer loaded", e);
+    } finally {
+      feedsConsumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private void commit(TopicPartition tp, long next) {
+    feedsConsumer.commitSync(Map.of(tp, new OffsetAndMetadata(next)));
   }
 
   /**
@@ -344,7 +423,19 @@ public final class FeedLoader implements AutoCloseable {
   /** Flushes and closes the producer; idempotent. */
   @Override
   public void close() {
-    if (state.getAndSet(State.CLOSED) != State.CLOSED && producer != null) {
+    if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+      return;
+    }
+    running = false;
+    if (feedsThread != null) {
+      feedsConsumer.wakeup();
+      try {
+        feedsThread.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (producer != null) {
       producer.close();
     }
   }
@@ -374,6 +465,8 @@ public final class FeedLoader implements AutoCloseable {
     private int partitions = OfferKeys.DEFAULT_PARTITIONS;
     private Schema schema;
     private Path stateDir;
+    private String feedsTopic;
+    private String feedsGroupId = OfferTopics.FEED_LOADER_GROUP;
     private final Map<String, String> producerProperties = new HashMap<>();
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
@@ -416,6 +509,24 @@ public final class FeedLoader implements AutoCloseable {
     /** Where partners' previous snapshots are kept across restarts (default: memory only). */
     public Builder stateDir(Path dir) {
       this.stateDir = dir;
+      return this;
+    }
+
+    /**
+     * Also follow a topic of partner snapshots (one serialized {@link FeedSnapshot} per record,
+     * e.g. {@value OfferTopics#FEEDS}), committing each once published (default: none).
+     */
+    public Builder feedsTopic(String topic) {
+      this.feedsTopic = Objects.requireNonNull(topic);
+      return this;
+    }
+
+    /**
+     * The consumer group following the feeds topic (default {@value
+     * OfferTopics#FEED_LOADER_GROUP}).
+     */
+    public Builder feedsGroupId(String groupId) {
+      this.feedsGroupId = Objects.requireNonNull(groupId);
       return this;
     }
 

@@ -6,6 +6,7 @@ import dev.mosaic.api.feed.Offer;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Schema;
 import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PartitionSender;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -436,6 +437,7 @@ public final class IndexerNode implements AutoCloseable {
    */
   private boolean reconcile(int p, PartitionState s) {
     Schema current = schema;
+    learnDeliveredVersion(p, current.version());
     try {
       Optional<IndexManifest.Entry> entry = config.manifest.latest(current.version(), p);
       if (entry.isPresent()) {
@@ -451,6 +453,21 @@ public final class IndexerNode implements AutoCloseable {
     }
     dirty.mark(p, System.nanoTime());
     return true;
+  }
+
+  /** Raises the partition's last known version to the delivered manifest's, if one is given. */
+  private void learnDeliveredVersion(int p, int schemaVersion) {
+    if (config.deliveredManifest == null) {
+      return;
+    }
+    try {
+      config
+          .deliveredManifest
+          .latest(schemaVersion, p)
+          .ifPresent(r -> lastVersion.accumulateAndGet(p, r.id().version(), Math::max));
+    } catch (RuntimeException e) {
+      LOG.warn("delivered manifest not readable for partition {}", p, e);
+    }
   }
 
   private void updateLag() {
@@ -749,6 +766,7 @@ public final class IndexerNode implements AutoCloseable {
     private Path outputDir;
     private PartitionSender sender;
     private IndexManifest manifest;
+    private PartitionManifest deliveredManifest;
     private Duration debounce = Duration.ofSeconds(1);
     private Duration maxDelay = Duration.ofSeconds(10);
     private int rebuildThreads = Runtime.getRuntime().availableProcessors();
@@ -826,6 +844,15 @@ public final class IndexerNode implements AutoCloseable {
     /** Where versions are recorded (required; shared by all indexer nodes). */
     public Builder manifest(IndexManifest manifest) {
       this.manifest = Objects.requireNonNull(manifest);
+      return this;
+    }
+
+    /**
+     * The transport's manifest of delivered versions (optional): a partition taken over continues
+     * above the newest version recorded there too.
+     */
+    public Builder deliveredManifest(PartitionManifest manifest) {
+      this.deliveredManifest = Objects.requireNonNull(manifest);
       return this;
     }
 
