@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -259,17 +261,11 @@ public final class FeedLoader implements AutoCloseable {
       long offerHash = 0;
       long contentHash = 0;
       int partition = -1;
-      Offer normalized = offer;
+      byte[] content = null;
       if (reason == null) {
-        if (offer.getPartnerId().isEmpty() || offer.getObservedAtMillis() == 0) {
-          Offer.Builder b = offer.toBuilder().setPartnerId(partner);
-          if (offer.getObservedAtMillis() == 0) {
-            b.setObservedAtMillis(now);
-          }
-          normalized = b.build();
-        }
+        content = contentBytes(partner, offer);
         offerHash = OfferKeys.hash(offer.getOfferId());
-        contentHash = contentHash(normalized);
+        contentHash = OfferKeys.hash(content, 0, content.length);
         partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
         boolean unchangedOffer =
             prev.partition(offerHash) == partition && prev.contentHash(offerHash) == contentHash;
@@ -302,7 +298,8 @@ public final class FeedLoader implements AutoCloseable {
           send(
               partition,
               OfferKeys.recordKey(partition, partner, offerHash),
-              normalized.toByteArray()));
+              withObservedAt(
+                  content, offer.getObservedAtMillis() != 0 ? offer.getObservedAtMillis() : now)));
       upsertCount++;
     }
     int[] removed = {0};
@@ -387,10 +384,34 @@ public final class FeedLoader implements AutoCloseable {
             value));
   }
 
-  /** The content hash of an offer: xxHash64 of its bytes without the observation time. */
-  static long contentHash(Offer offer) {
-    byte[] bytes = offer.toBuilder().clearObservedAtMillis().build().toByteArray();
-    return OfferKeys.hash(bytes, 0, bytes.length);
+  /**
+   * The offer serialized with the snapshot's partner id and without the observation time: what its
+   * content hash is taken over, and the prefix of what is published.
+   */
+  static byte[] contentBytes(String partner, Offer offer) {
+    if (offer.getObservedAtMillis() == 0 && offer.getPartnerId().equals(partner)) {
+      return offer.toByteArray();
+    }
+    return offer.toBuilder().setPartnerId(partner).clearObservedAtMillis().build().toByteArray();
+  }
+
+  /**
+   * Appends {@code observed_at_millis} to an offer serialized without it, so the offer is
+   * serialized once, not twice. Protobuf parsers accept fields in any order, so this is the same
+   * message; while it is the highest-numbered field it is even the same bytes.
+   */
+  static byte[] withObservedAt(byte[] content, long observedAtMillis) {
+    int extra =
+        CodedOutputStream.computeInt64Size(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
+    byte[] out = Arrays.copyOf(content, content.length + extra);
+    CodedOutputStream tail = CodedOutputStream.newInstance(out, content.length, extra);
+    try {
+      tail.writeInt64(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
+      tail.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot append observed_at_millis", e);
+    }
+    return out;
   }
 
   private PartnerSnapshotState previousState(String partner) throws IOException {

@@ -41,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -127,6 +128,7 @@ public final class IndexerNode implements AutoCloseable {
   private final DistributionSummary documentsSummary;
   private volatile int kafkaPartitions;
   private volatile boolean running;
+  private volatile boolean leaveGroupOnClose = true;
   private volatile Throwable failure;
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> deadLetterProducer;
@@ -264,7 +266,12 @@ public final class IndexerNode implements AutoCloseable {
       LOG.error("indexer consumer failed; the node stops following the offers topic", t);
     } finally {
       try {
-        consumer.close(Duration.ofSeconds(5));
+        consumer.close(
+            CloseOptions.groupMembershipOperation(
+                    leaveGroupOnClose
+                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                .withTimeout(Duration.ofSeconds(5)));
       } catch (RuntimeException e) {
         LOG.warn("closing the consumer failed", e);
       }
@@ -411,6 +418,7 @@ public final class IndexerNode implements AutoCloseable {
       for (int p = k; p < partitions; p += kafkaPartitions) {
         PartitionState s = states.get(p);
         if (s != null) {
+          s.trim();
           offers += s.size();
           if (reconcile(p, s)) {
             reconciled++;
@@ -710,6 +718,18 @@ public final class IndexerNode implements AutoCloseable {
     if (state.get() != State.STARTED) {
       throw new IllegalStateException("IndexerNode is " + state.get() + ", not STARTED");
     }
+  }
+
+  /**
+   * Simulates a crash, for tests: stops without leaving the consumer group (the group notices only
+   * when the session times out), abandoning running rebuilds.
+   */
+  void kill() {
+    leaveGroupOnClose = false;
+    if (rebuilders != null) {
+      rebuilders.shutdownNow();
+    }
+    close();
   }
 
   /**

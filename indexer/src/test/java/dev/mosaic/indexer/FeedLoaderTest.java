@@ -176,6 +176,17 @@ class FeedLoaderTest {
     }
   }
 
+  @Test
+  void publishedBytesAreTheOfferWithItsObservationTime() throws Exception {
+    Offer offer = snapshot(cars(15, 1), 1).getOffers(0).toBuilder().setObservedAtMillis(0).build();
+    byte[] content = FeedLoader.contentBytes(offer.getPartnerId(), offer);
+    byte[] published = FeedLoader.withObservedAt(content, 1_700_000_000_123L);
+    Offer expected = offer.toBuilder().setObservedAtMillis(1_700_000_000_123L).build();
+    assertThat(Offer.parseFrom(published)).isEqualTo(expected);
+    assertThat(published).isEqualTo(expected.toByteArray());
+    assertThat(FeedLoader.contentBytes(offer.getPartnerId(), expected)).isEqualTo(content);
+  }
+
   static String key(CarOffer car) {
     return new String(
         OfferKeys.recordKey(
