@@ -26,6 +26,11 @@ echo "== building (bench and the modules it needs)"
 CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 
 PRISTINE="$WORK/pristine-$DOCS-$PARTITIONS"
+# regenerate when the file format or the generator changed since the data set was written
+if [ -f "$PRISTINE/.complete" ] && [ -n "$(find format/src/main api/src/main -newer "$PRISTINE/.complete" -type f | head -n 1)" ]; then
+  echo "== format or generator sources changed since $PRISTINE was written: regenerating"
+  rm -f "$PRISTINE/.complete"
+fi
 if [ ! -f "$PRISTINE/.complete" ]; then
   echo "== generating $DOCS documents in $PARTITIONS partitions into $PRISTINE"
   rm -rf "$PRISTINE"
@@ -39,15 +44,25 @@ cp -r "$PRISTINE" "$STORE"
 rm -f "$STORE/.complete"
 
 echo "== starting the searcher on port $PORT"
+cat > "$WORK/searcher-logback.xml" <<'XML'
+<configuration>
+  <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{24} - %msg%n</pattern></encoder>
+  </appender>
+  <logger name="org.apache.pekko" level="WARN"/>
+  <root level="INFO"><appender-ref ref="OUT"/></root>
+</configuration>
+XML
 # shellcheck disable=SC2086
-java $FLAGS -Xmx1g ${SEARCHER_OPTS:-} -cp "$CP" dev.mosaic.searcher.SearcherMain serve \
+java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${SEARCHER_OPTS:-} \
+  -cp "$CP" dev.mosaic.searcher.SearcherMain serve \
   --store "$STORE" --port "$PORT" --allow-uploads 64 > "$WORK/searcher.log" 2>&1 &
 SEARCHER_PID=$!
 trap 'kill "$SEARCHER_PID" 2>/dev/null || true; wait "$SEARCHER_PID" 2>/dev/null || true' EXIT
 
 echo "== driving the query mix (concurrency $CONCURRENCY, ${STEP_SECONDS}s each after ${WARMUP_SECONDS}s warmup)"
 # shellcheck disable=SC2086
-java $FLAGS -Xmx1g ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad run \
+java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad run \
   --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
   --concurrency "$CONCURRENCY" --step-seconds "$STEP_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
   | tee "$WORK/load.log"

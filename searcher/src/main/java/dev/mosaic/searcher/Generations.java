@@ -23,6 +23,7 @@ import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * <p>Reopens run on one maintenance thread: on every store event (coalesced), on a periodic safety
  * scan ({@link PartitionStore#rescan()} then reopen), and on {@link #reopen()}. Queries never wait
  * for a reopen and a reopen never waits for queries. Arena closes (each one a handshake with every
- * thread) also run on the maintenance thread, never on a query thread.
+ * thread) run on a separate unmapper thread, never on a query thread, and never delay a reopen.
  *
  * <p>Partitions mapped by the same reopen share arenas of up to {@link Builder#arenaGroupSize(int)}
  * partitions, as Lucene's {@code RefCountedSharedArena} groups files: fewer handshakes when many
@@ -68,7 +69,7 @@ public final class Generations implements Closeable {
   }
 
   private final PartitionStore store;
-  private final Integer configuredSchemaVersion;
+  private volatile Integer configuredSchemaVersion;
   private final Duration scanInterval;
   private final int arenaGroupSize;
   private final Clock clock;
@@ -78,7 +79,9 @@ public final class Generations implements Closeable {
   private final ScheduledExecutorService maintenance;
   private final StoreListener listener = (schemaVersion, partition) -> requestReopen();
 
-  // Touched only on the maintenance thread (or after it stopped, under "this").
+  private final ExecutorService unmapper;
+  // Bookkeeping of mapped partitions and arenas, guarded by "books" (reopen and retire take it).
+  private final Object books = new Object();
   private final Map<PartitionFileId, MappedPartition> mapped = new HashMap<>();
   private long nextGenerationId = 1;
   private volatile int schemaVersion = -1;
@@ -101,6 +104,13 @@ public final class Generations implements Closeable {
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "mosaic-generations");
+              t.setDaemon(true);
+              return t;
+            });
+    this.unmapper =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "mosaic-unmapper");
               t.setDaemon(true);
               return t;
             });
@@ -227,6 +237,43 @@ public final class Generations implements Closeable {
     return v < 0 ? OptionalInt.empty() : OptionalInt.of(v);
   }
 
+  /**
+   * Serves another schema version from now on (rolling a schema change out, or back): the next
+   * generation is built from that schema version's files only, and queries see the switch
+   * atomically. NOTE: partitions the store does not hold under that schema version are simply
+   * absent; switch once every partition has arrived.
+   *
+   * @return completes with the new generation's id, or exceptionally when the store holds no file
+   *     of that schema version (the current generation keeps serving)
+   */
+  public CompletableFuture<Long> switchSchemaVersion(int schemaVersion) {
+    if (store.servingFiles(schemaVersion).isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "the store holds no partition of schema version "
+                  + schemaVersion
+                  + "; held schema versions: "
+                  + store.schemaVersions()));
+    }
+    CompletableFuture<Long> result = new CompletableFuture<>();
+    try {
+      maintenance.execute(
+          () -> {
+            try {
+              configuredSchemaVersion = schemaVersion;
+              this.schemaVersion = schemaVersion;
+              result.complete(doReopen());
+              LOG.info("now serving schema version {}", schemaVersion);
+            } catch (RuntimeException | Error e) {
+              result.completeExceptionally(e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("generations are closed", e));
+    }
+    return result;
+  }
+
   /** The store this serves. */
   public PartitionStore store() {
     return store;
@@ -294,6 +341,7 @@ public final class Generations implements Closeable {
     if (g != null) {
       g.decRef();
     }
+    unmapper.shutdown();
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -317,10 +365,16 @@ public final class Generations implements Closeable {
   }
 
   private void safetyScan() {
+    if (state.get() != State.STARTED) {
+      return;
+    }
     try {
       store.rescan();
       doReopen();
     } catch (IOException | RuntimeException e) {
+      if (state.get() != State.STARTED) {
+        return; // closing: the store or we went away under the scan
+      }
       LOG.error("periodic store scan failed; the previous generation keeps serving", e);
     }
   }
@@ -349,7 +403,9 @@ public final class Generations implements Closeable {
     }
     long start = System.nanoTime();
     try {
-      return buildNext(start);
+      synchronized (books) {
+        return buildNext(start);
+      }
     } catch (RuntimeException e) {
       reopenFailures.increment();
       throw e;
@@ -383,7 +439,10 @@ public final class Generations implements Closeable {
     if (cur != null && sameFiles(cur.mappedPartitions(), want)) {
       return cur.id();
     }
-    Schema schema = cur != null ? cur.database().schema() : want.firstEntry().getValue().schema();
+    Schema schema =
+        cur != null && cur.database().schema().version() == sv
+            ? cur.database().schema()
+            : want.firstEntry().getValue().schema();
     SortedMap<Integer, MappedPartition> next = new TreeMap<>();
     List<MappedPartition> fresh = new ArrayList<>();
     SharedArena arena = null;
@@ -508,24 +567,27 @@ public final class Generations implements Closeable {
   /** Called by a generation whose last reference was released. */
   void retire(Generation g) {
     try {
-      maintenance.execute(() -> doRetire(g));
+      unmapper.execute(() -> doRetire(g));
     } catch (RejectedExecutionException e) {
-      // closed: nobody else touches the bookkeeping any more, but holders may release concurrently
-      synchronized (this) {
-        doRetire(g);
-      }
+      doRetire(g); // closed: the last holders retire inline
     }
   }
 
   private void doRetire(Generation g) {
-    openGenerations.decrementAndGet();
-    for (MappedPartition m : g.mappedPartitions().values()) {
-      if (m.decGenerations()) {
-        mapped.remove(m.file().id());
-        if (m.arena().retired()) {
-          closeArena(m.arena());
+    List<SharedArena> unused = new ArrayList<>();
+    synchronized (books) {
+      openGenerations.decrementAndGet();
+      for (MappedPartition m : g.mappedPartitions().values()) {
+        if (m.decGenerations()) {
+          mapped.remove(m.file().id());
+          if (m.arena().retired()) {
+            unused.add(m.arena());
+          }
         }
       }
+    }
+    for (SharedArena a : unused) {
+      closeArena(a);
     }
   }
 

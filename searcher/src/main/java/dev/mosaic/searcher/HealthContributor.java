@@ -16,6 +16,30 @@ public interface HealthContributor {
   Health check();
 
   /**
+   * A contributor from two functions, e.g. for the transport's freshness check: {@code
+   * HealthContributor.of("transport", transportHealth, transportHealth::describe)}.
+   */
+  static HealthContributor of(
+      String name,
+      java.util.function.BooleanSupplier up,
+      java.util.function.Supplier<String> detail) {
+    java.util.Objects.requireNonNull(name, "name");
+    java.util.Objects.requireNonNull(up, "up");
+    java.util.Objects.requireNonNull(detail, "detail");
+    return new HealthContributor() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public Health check() {
+        return new Health(up.getAsBoolean(), String.valueOf(detail.get()));
+      }
+    };
+  }
+
+  /**
    * One contributor's verdict.
    *
    * @param up whether it considers the searcher healthy

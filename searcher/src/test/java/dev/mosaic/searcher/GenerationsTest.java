@@ -7,6 +7,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.Document;
+import dev.mosaic.format.FieldRole;
+import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
@@ -183,6 +188,53 @@ class GenerationsTest {
         try (Generation g = gens.acquire()) {
           assertThat(gens.mappedBytes()).isEqualTo(mappedBytesOf(store, g.files()));
         }
+      }
+    }
+  }
+
+  @Test
+  void switchingTheSchemaVersionServesOnlyItsFilesAndRollsBack() throws Exception {
+    Schema v2 =
+        Schema.builder()
+            .version(2)
+            .field("partition", FieldType.INT, FieldRole.FULL)
+            .field("version", FieldType.LONG, FieldRole.FULL)
+            .field("row", FieldType.INT, FieldRole.FULL)
+            .build();
+    try (PartitionStore store = store(2)) {
+      publish(store, 0, 1);
+      publish(store, 1, 1);
+      try (Generations gens = generations(store, 1)) {
+        byte[] bytes =
+            DatabaseBuilder.create(v2)
+                .add(
+                    Document.builder(v2)
+                        .add("partition", 0)
+                        .add("version", 1L)
+                        .add("row", 0)
+                        .build())
+                .toByteArray();
+        try (var staged = store.stage(new PartitionFileId(2, 0, 1), bytes.length)) {
+          Files.write(staged.path(), bytes);
+          staged.publish();
+        }
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        assertThat(gens.schemaVersion()).hasValue(SCHEMA_VERSION); // no switch by itself
+        assertThatThrownBy(() -> gens.switchSchemaVersion(3).join())
+            .hasCauseInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("holds no partition of schema version 3");
+
+        gens.switchSchemaVersion(2).get(30, TimeUnit.SECONDS);
+        try (Generation g = gens.acquire()) {
+          assertThat(g.database().schema()).isEqualTo(v2);
+          assertThat(g.database().count(Query.all())).isEqualTo(1);
+        }
+        gens.switchSchemaVersion(SCHEMA_VERSION).get(30, TimeUnit.SECONDS);
+        try (Generation g = gens.acquire()) {
+          assertThat(g.database().schema()).isEqualTo(TestFiles.SCHEMA);
+          assertThat(g.files()).hasSize(2);
+        }
+        await().atMost(WAIT).until(() -> gens.mappedPartitions() == 2);
       }
     }
   }

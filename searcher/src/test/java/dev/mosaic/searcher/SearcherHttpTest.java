@@ -284,6 +284,12 @@ class SearcherHttpTest {
     r = post("/partitions/1/unpin", "");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("is not pinned");
+    r = post("/schema?version=9", "");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("holds no partition of schema version 9");
+    r = post("/schema", "");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("version: missing");
   }
 
   @Test

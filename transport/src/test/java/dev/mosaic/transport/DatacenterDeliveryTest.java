@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -41,14 +42,14 @@ class DatacenterDeliveryTest {
     for (TestCluster.Searcher s : cluster.searchers.values()) {
       try (Stream<Path> files = s.store.visibleFiles()) {
         for (Path f : files.toList()) {
-          TestFiles.verify(f);
+          TestFiles.verifyPartition(f);
         }
       }
     }
   }
 
   private static Path source(Path dir, PartitionFileId id, long size) throws IOException {
-    return TestFiles.write(
+    return TestFiles.partition(
         dir.resolve("out").resolve(id.partition() + "-" + id.version()), size, id.hashCode());
   }
 
@@ -69,10 +70,10 @@ class DatacenterDeliveryTest {
       List<PartitionFileId> ids = new ArrayList<>();
       for (int p = 0; p < 100; p++) {
         PartitionFileId id = new PartitionFileId(1, p, 1 + random.nextInt(1000));
-        long size = 16_384 + random.nextInt(200_000);
-        totalBytes += size;
+        Path file = source(tmp, id, 16_384 + random.nextInt(200_000));
+        totalBytes += Files.size(file);
         ids.add(id);
-        reports.add(sender.send(id, source(tmp, id, size)).toCompletableFuture());
+        reports.add(sender.send(id, file).toCompletableFuture());
       }
       for (var r : reports) {
         PartitionSender.DeliveryReport report = r.get(60, TimeUnit.SECONDS);
@@ -106,21 +107,23 @@ class DatacenterDeliveryTest {
 
   @Test
   void entrySearcherKilledMidTransferMakesTheSenderUseAnotherOfThatDc() throws Exception {
-    long size = 6_000_000;
+    PartitionFileId id = new PartitionFileId(1, 0, 1);
+    Path file = source(tmp, id, 6_000_000);
+    long size = Files.size(file);
     AtomicReference<String> killed = new AtomicReference<>();
     try (TestCluster cluster = new TestCluster(tmp.resolve("c"), quick().build())) {
       for (int i = 1; i <= 3; i++) {
-        String id = "a" + i;
+        String name = "a" + i;
         cluster.searcher(
-            id,
+            name,
             "a",
             port ->
                 link(
                     port,
                     (conn, offset, buf, len) -> {
                       // the first transfer to pass the middle of the file loses its receiver
-                      if (offset + len > size / 2 && killed.compareAndSet(null, id)) {
-                        cluster.searchers.get(id).node.close();
+                      if (offset + len > size / 2 && killed.compareAndSet(null, name)) {
+                        cluster.searchers.get(name).node.close();
                         return false;
                       }
                       return true;
@@ -129,9 +132,8 @@ class DatacenterDeliveryTest {
       cluster.searcher("b1", "b");
       TransportSender sender = cluster.sender("indexer-1", "idx");
       await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 3);
-      PartitionFileId id = new PartitionFileId(1, 0, 1);
       PartitionSender.DeliveryReport report =
-          sender.send(id, source(tmp, id, size)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+          sender.send(id, file).toCompletableFuture().get(60, TimeUnit.SECONDS);
       assertThat(killed.get()).isNotNull();
       assertThat(report.failed()).isEmpty();
       assertThat(report.acceptedBy().get("a")).isNotEqualTo(killed.get()).startsWith("a");
@@ -171,12 +173,10 @@ class DatacenterDeliveryTest {
       for (int p = 0; p < 10; p++) {
         PartitionFileId id = new PartitionFileId(1, p, 1);
         ids.add(id);
-        total += 100_000 + p;
+        Path file = source(tmp, id, 100_000 + 1000 * p);
+        total += Files.size(file);
         PartitionSender.DeliveryReport r =
-            sender
-                .send(id, source(tmp, id, 100_000 + p))
-                .toCompletableFuture()
-                .get(60, TimeUnit.SECONDS);
+            sender.send(id, file).toCompletableFuture().get(60, TimeUnit.SECONDS);
         assertThat(r.acceptedBy()).containsOnlyKeys("a", "b");
       }
       await().atMost(DEADLINE).until(() -> sender.manifest().all().size() == 10);
@@ -288,6 +288,64 @@ class DatacenterDeliveryTest {
       await()
           .atMost(DEADLINE)
           .until(() -> sender.manifest().latest(1, 2).map(m -> m.id().version()).orElse(0L) == 1);
+    }
+  }
+
+  @Test
+  void aSearcherRefusingWithAReasonIsPassedOverForAnotherOfItsDc() throws Exception {
+    try (TestCluster cluster =
+        new TestCluster(tmp.resolve("c"), quick().relayAttempts(1).build())) {
+      TestCluster.Searcher busy = cluster.searcher("a1", "a");
+      busy.refusal = () -> Optional.of("draining for maintenance");
+      cluster.searcher("a2", "a");
+      TransportSender sender = cluster.sender("indexer-1", "idx");
+      await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 2);
+      for (int p = 0; p < 4; p++) {
+        PartitionFileId id = new PartitionFileId(1, p, 1);
+        PartitionSender.DeliveryReport r =
+            sender
+                .send(id, source(tmp, id, 20_000))
+                .toCompletableFuture()
+                .get(60, TimeUnit.SECONDS);
+        assertThat(r.acceptedBy()).isEqualTo(Map.of("a", "a2"));
+        assertThat(busy.store.file(id)).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void aSearcherBehindTheManifestLongerThanTheBoundReportsItselfStale() throws Exception {
+    TransportSettings settings =
+        quick()
+            .staleAfter(Duration.ofMillis(300))
+            .catchUpGrace(Duration.ZERO)
+            .catchUpInterval(Duration.ofMillis(200))
+            .build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      assertThat(a1.node.health().getAsBoolean()).isTrue();
+      // a version nobody can provide: the node stays behind
+      a1.node
+          .manifest()
+          .advance(
+              new ManifestRecord(
+                  new PartitionFileId(1, 5, 9), 1000, 42, System.currentTimeMillis(), "x@y"));
+      await().atMost(DEADLINE).until(() -> a1.node.health().partitionsBehind() == 1);
+      await().atMost(DEADLINE).until(() -> !a1.node.health().getAsBoolean());
+      assertThat(a1.node.health().describe()).startsWith("stale: 1 partitions behind");
+      // the version arrives: fresh again
+      TransportSender sender = cluster.sender("indexer-1", "idx");
+      await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 1);
+      PartitionFileId id = new PartitionFileId(1, 5, 9);
+      assertThat(
+              sender
+                  .send(id, source(tmp, id, 10_000))
+                  .toCompletableFuture()
+                  .get(60, TimeUnit.SECONDS)
+                  .acceptedBy())
+          .containsKey("a");
+      await().atMost(DEADLINE).until(() -> a1.node.health().getAsBoolean());
+      assertThat(a1.node.health().partitionsBehind()).isZero();
     }
   }
 

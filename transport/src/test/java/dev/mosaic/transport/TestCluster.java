@@ -10,8 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntFunction;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -40,6 +42,7 @@ final class TestCluster implements AutoCloseable {
     final FileStore store;
     final int port;
     final int advertisedPort;
+    volatile Supplier<Optional<String>> refusal = Optional::empty;
     volatile TransportNode node;
 
     Searcher(String id, String dc, CuratorFramework curator, FileStore store, int port, int adv) {
@@ -87,7 +90,7 @@ final class TestCluster implements AutoCloseable {
       closeables.add(l);
       adv = l.port();
     }
-    FileStore store = new FileStore(root.resolve(id), Set.of(1), TestFiles::verify);
+    FileStore store = new FileStore(root.resolve(id), Set.of(1), TestFiles::verifyPartition);
     Searcher s = new Searcher(id, dc, curator(), store, port, adv);
     searchers.put(id, s);
     start(s);
@@ -112,6 +115,7 @@ final class TestCluster implements AutoCloseable {
             .settings(settings)
             .actorSystem(system)
             .meterRegistry(registry)
+            .refuseWhen(() -> s.refusal.get())
             .build();
     node.start();
     s.node = node;

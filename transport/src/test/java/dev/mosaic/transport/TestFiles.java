@@ -1,68 +1,72 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.format.CorruptDatabaseException;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.Document;
+import dev.mosaic.format.FieldRole;
+import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Schema;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Random;
-import java.util.zip.CRC32C;
 
 /**
- * Stand-in partition files for transport tests: random bytes with a trailer holding the CRC32C of
- * all bytes before it, and the matching verifier (what the format's reader does for real files).
+ * Partition files for transport tests: real databases written with the format's {@link
+ * DatabaseBuilder} and checked with {@link Database#verify}, as a searcher's store does.
  */
 final class TestFiles {
+  /** Schema version 1 of a tiny offers schema. */
+  static final Schema SCHEMA =
+      Schema.builder()
+          .version(1)
+          .payloadType("test.Offer")
+          .field("region", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("price", FieldType.LONG, FieldRole.FULL)
+          .build();
+
   private TestFiles() {}
 
-  static Path write(Path file, long size, long seed) throws IOException {
+  /**
+   * Writes a real partition file of about {@code approxSize} bytes: documents with random payloads
+   * (incompressible, so the size is predictable), deterministic for a seed.
+   */
+  static Path partition(Path file, long approxSize, long seed) throws IOException {
     Files.createDirectories(file.getParent());
     Random random = new Random(seed);
-    CRC32C crc = new CRC32C();
-    try (FileChannel ch =
-        FileChannel.open(
-            file,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      byte[] chunk = new byte[64 * 1024];
-      long remaining = size - 8;
-      while (remaining > 0) {
-        int n = (int) Math.min(chunk.length, remaining);
-        random.nextBytes(chunk);
-        crc.update(chunk, 0, n);
-        ch.write(ByteBuffer.wrap(chunk, 0, n));
-        remaining -= n;
-      }
-      ch.write(ByteBuffer.allocate(8).putLong(0, crc.getValue()));
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    int payload = 2048;
+    long docs = Math.max(1, approxSize / payload);
+    for (long i = 0; i < docs; i++) {
+      byte[] bytes = new byte[payload];
+      random.nextBytes(bytes);
+      b.add(
+          Document.builder(SCHEMA)
+              .add("region", "r" + random.nextInt(8))
+              .add("price", (long) random.nextInt(1_000_000))
+              .payload(bytes)
+              .build());
     }
+    b.writeTo(file);
     return file;
   }
 
-  /** Throws {@link RejectedFileException} unless the trailer matches the bytes. */
-  static void verify(Path file) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      long size = ch.size();
-      if (size < 8) {
-        throw new RejectedFileException("corrupt partition file " + file + ": " + size + " bytes");
-      }
-      CRC32C crc = new CRC32C();
-      ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
-      long remaining = size - 8;
-      while (remaining > 0) {
-        buf.clear().limit((int) Math.min(buf.capacity(), remaining));
-        int n = ch.read(buf);
-        buf.flip();
-        crc.update(buf);
-        remaining -= n;
-      }
-      ByteBuffer trailer = ByteBuffer.allocate(8);
-      ch.read(trailer, size - 8);
-      if (trailer.getLong(0) != crc.getValue()) {
+  /** The store's verification: the format reader checks structure and checksum. */
+  static void verifyPartition(Path file) throws IOException {
+    try {
+      Schema schema = Database.verify(file);
+      if (schema.version() != SCHEMA.version()) {
         throw new RejectedFileException(
-            "corrupt partition file " + file + ": trailer checksum mismatch");
+            "schema version "
+                + schema.version()
+                + " in "
+                + file
+                + ", expected "
+                + SCHEMA.version());
       }
+    } catch (CorruptDatabaseException e) {
+      throw new RejectedFileException("corrupt partition file: " + e.getMessage(), e);
     }
   }
 }

@@ -75,7 +75,7 @@ class TransportNodeReceiveTest {
   }
 
   private static byte[] file(int partition, long version) throws IOException {
-    Path f = TestFiles.write(tmp.resolve("src-" + partition + "-" + version), 300_000, version);
+    Path f = TestFiles.partition(tmp.resolve("src-" + partition + "-" + version), 300_000, version);
     return Files.readAllBytes(f);
   }
 
@@ -148,7 +148,7 @@ class TransportNodeReceiveTest {
         1; // corrupt before the checksum is taken: the transport CRC matches, the trailer not
     FileAck ack = push(header(1, 6, 1, body, crc(body)), body, body.length);
     assertThat(ack.getAccepted()).isFalse();
-    assertThat(ack.getReason()).contains("trailer checksum mismatch");
+    assertThat(ack.getReason()).contains("corrupt partition file");
     assertThat(node.store.file(new PartitionFileId(1, 6, 1))).isEmpty();
     assertThat(node.store.stagedCount()).isZero();
   }

@@ -57,6 +57,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
       description = "which of table1, cars, footprint to run")
   List<String> only;
 
+  @Option(
+      names = "--partitions",
+      defaultValue = "1024",
+      description = "cars partitions (default 1024; other counts show the per-partition cost)")
+  int partitions;
+
   @Option(names = "--kind", defaultValue = "mix", description = "cars query kind (default mix)")
   String kind;
 
@@ -66,7 +72,9 @@ public final class FormatBenchmarks implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    System.setProperty(CarsData.PARTITIONS_PROPERTY, Integer.toString(partitions));
     List<String> results = new ArrayList<>();
+    double loadAtStart = loadAverage();
     if (only.contains("table1")) {
       LOG.info("table 1 data: {} and {}", Table1Data.oursFile(), Table1Data.luceneDirectory());
       Collection<RunResult> run = jmh(Table1CountBenchmark.class, null);
@@ -94,6 +102,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
               lucene,
               ours / lucene,
               (kind.equals("mix") ? "" : " kind=" + kind)
+                  + (partitions == 1024 ? "" : " partitions=" + partitions)
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
     }
     if (only.contains("footprint")) {
@@ -102,10 +111,11 @@ public final class FormatBenchmarks implements Callable<Integer> {
           String.format(
               Locale.ROOT,
               "RESULT format_build docs_per_s=%.0f bytes_per_raw_payload=%.3f"
-                  + " heap_bytes_per_partition=%d open_1024_ms=%.2f",
+                  + " heap_bytes_per_partition=%d open_%d_ms=%.2f",
               f.docsPerSecond(),
               f.bytesPerRawPayload(),
               f.heapBytesPerPartition(),
+              partitions,
               f.openMillis()));
       results.add(
           String.format(
@@ -118,9 +128,21 @@ public final class FormatBenchmarks implements Callable<Integer> {
               BenchDataRoot.sizeOf(CarsData.luceneDirectory()),
               f.sameBytesAsCached()));
     }
+    results.add(
+        String.format(
+            Locale.ROOT,
+            "INFO machine cpus=%d jdk=%s load_average_start=%.1f load_average_end=%.1f",
+            Runtime.getRuntime().availableProcessors(),
+            Runtime.version(),
+            loadAtStart,
+            loadAverage()));
     System.out.println();
     results.forEach(System.out::println);
     return 0;
+  }
+
+  private static double loadAverage() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
   }
 
   private Collection<RunResult> jmh(Class<?> benchmark, String kindParam) throws RunnerException {
@@ -133,7 +155,9 @@ public final class FormatBenchmarks implements Callable<Integer> {
             .measurementIterations(iterations)
             .measurementTime(TimeValue.seconds(seconds))
             .threads(1)
-            .jvmArgsAppend("-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get());
+            .jvmArgsAppend(
+                "-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get(),
+                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitions);
     if (kindParam != null) {
       options.param("kind", kindParam);
     }

@@ -139,6 +139,7 @@ public final class SearcherLoad implements Runnable {
         republisher.stop.set(true);
         rt.join(Duration.ofSeconds(30));
         long reopens = reopens() - reopensBefore;
+        printServerSide();
         long errors = steps.stream().mapToLong(s -> s.errors).sum();
         Step best = null;
         for (Step s : steps) {
@@ -194,6 +195,35 @@ public final class SearcherLoad implements Runnable {
         }
         Thread.sleep(200); // polling a separate process: nothing to await on
       }
+    }
+
+    /** Reopen and unmap times as the searcher measured them, for the record. */
+    private void printServerSide() throws Exception {
+      String metrics =
+          client
+              .send(
+                  HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      for (String timer :
+          List.of("mosaic_searcher_reopen_seconds", "mosaic_searcher_unmap_seconds")) {
+        double count = metric(metrics, timer + "_count");
+        double sum = metric(metrics, timer + "_sum");
+        double max = metric(metrics, timer + "_max");
+        System.out.printf(
+            Locale.ROOT,
+            "searcher %s: %.0f, mean %.2f ms, max %.2f ms%n",
+            timer,
+            count,
+            count > 0 ? sum / count * 1000 : 0,
+            max * 1000);
+      }
+    }
+
+    private static double metric(String metrics, String name) {
+      Matcher m =
+          Pattern.compile("(?m)^" + name + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(metrics);
+      return m.find() ? Double.parseDouble(m.group(1)) : Double.NaN;
     }
 
     private long reopens() throws Exception {

@@ -23,6 +23,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -45,9 +46,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The searcher's HTTP routes: {@code POST /search}, {@code POST /count}, {@code GET /health},
  * {@code GET /metrics}, {@code GET /partitions}, {@code POST /partitions/{p}/pin?version=v}, {@code
- * POST /partitions/{p}/unpin} and, when enabled, {@code PUT /partitions/{p}/versions/{v}} (publish
- * a file through the same path as the transport). Bad input answers 400 with {@code {"error": ...}}
- * naming the problem; no generation yet answers 503.
+ * POST /partitions/{p}/unpin}, {@code POST /schema?version=s} (serve another schema version) and,
+ * when enabled, {@code PUT /partitions/{p}/versions/{v}} (publish a file through the same path as
+ * the transport). Bad input answers 400 with {@code {"error": ...}} naming the problem; no
+ * generation yet answers 503.
  *
  * <p>Thread safety: the route is immutable; queries run on the given executor, never on Pekko's
  * dispatcher.
@@ -122,6 +124,13 @@ public final class HttpApi extends AllDirectives {
                         () ->
                             complete(
                                 HttpResponse.create().withEntity(PROMETHEUS, metrics.scrape())))),
+            path(
+                "schema",
+                () ->
+                    post(
+                        () ->
+                            parameterOptional(
+                                "version", v -> admin(() -> switchSchema(v.orElse(null)))))),
             pathPrefix(
                 "partitions",
                 () ->
@@ -344,6 +353,23 @@ public final class HttpApi extends AllDirectives {
     }
     generations.reopen().get(30, TimeUnit.SECONDS);
     return partitionState(sv, partition);
+  }
+
+  private HttpResponse switchSchema(String v) throws Exception {
+    int sv = (int) Math.min(Integer.MAX_VALUE, version(v, "version"));
+    long id;
+    try {
+      id = generations.switchSchemaVersion(sv).get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof IllegalArgumentException iae) {
+        throw new BadQueryException(iae.getMessage(), iae);
+      }
+      throw e;
+    }
+    ObjectNode n = JSON.createObjectNode();
+    n.put("schemaVersion", sv);
+    n.put("generation", id);
+    return json(StatusCodes.OK, n);
   }
 
   private HttpResponse unpin(String p) throws Exception {

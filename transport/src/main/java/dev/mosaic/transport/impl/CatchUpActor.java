@@ -27,15 +27,21 @@ import org.slf4j.LoggerFactory;
  * Catch-up of one node: on every tick (start, reconnection, manifest change, a publish, and
  * periodically) compares the store with the manifest, refreshes the node's health, and fetches the
  * latest version of each partition it lacks — from a peer of its own datacenter first, then from
- * other datacenters. A manifest version younger than {@code catch-up-grace} is left to the normal
- * delivery and relay, so catch-up does not add inter-DC copies while a relay is under way.
+ * other datacenters once the version is older than {@code catch-up-cross-dc-after}. A manifest
+ * version younger than {@code catch-up-grace} is left to the normal delivery and relay, so catch-up
+ * does not add inter-DC copies while a delivery or relay is under way.
  */
 final class CatchUpActor {
   private static final Logger LOG = LoggerFactory.getLogger(CatchUpActor.class);
 
   interface Command {}
 
+  /** Asks for a check soon; requests within {@link #COALESCE} are served by one check. */
   record Tick() implements Command {}
+
+  private record Check() implements Command {}
+
+  private static final Duration COALESCE = Duration.ofMillis(100);
 
   private record Fetched(ManifestRecord rec, TransferClient.FetchOutcome outcome, long startNanos)
       implements Command {}
@@ -60,12 +66,20 @@ final class CatchUpActor {
             Behaviors.withTimers(
                 timers -> {
                   timers.startTimerWithFixedDelay(
-                      "tick", new Tick(), c.settings().catchUpInterval());
-                  ctx.getSelf().tell(new Tick());
+                      "periodic", new Check(), c.settings().catchUpInterval());
+                  ctx.getSelf().tell(new Check());
                   Set<PartitionFileId> inFlight = new HashSet<>();
                   return Behaviors.receive(Command.class)
                       .onMessage(
                           Tick.class,
+                          t -> {
+                            if (!timers.isTimerActive("soon")) {
+                              timers.startSingleTimer("soon", new Check(), COALESCE);
+                            }
+                            return Behaviors.same();
+                          })
+                      .onMessage(
+                          Check.class,
                           t -> {
                             tick(c, inFlight, ctx.getSelf());
                             return Behaviors.same();
@@ -134,7 +148,9 @@ final class CatchUpActor {
       }
       inFlight.add(rec.id());
       long started = System.nanoTime();
-      List<SearcherEndpoint> peers = peers(c);
+      boolean crossDc =
+          now - rec.acceptedAtMillis() >= c.settings().catchUpCrossDcAfter().toMillis();
+      List<SearcherEndpoint> peers = peers(c, crossDc);
       LOG.info("{}: catching up {} from {} candidate peers", c.nodeId(), rec.id(), peers.size());
       fetchFrom(c, peers, 0, rec, new StringBuilder())
           .whenComplete(
@@ -149,8 +165,8 @@ final class CatchUpActor {
     }
   }
 
-  /** Own datacenter first (shuffled), then the others (shuffled). */
-  private static List<SearcherEndpoint> peers(Context c) {
+  /** Own datacenter first (shuffled), then, when allowed, the others (shuffled). */
+  private static List<SearcherEndpoint> peers(Context c, boolean crossDc) {
     List<SearcherEndpoint> own = new ArrayList<>();
     List<SearcherEndpoint> others = new ArrayList<>();
     c.discovery()
@@ -166,7 +182,9 @@ final class CatchUpActor {
             });
     Collections.shuffle(own, ThreadLocalRandom.current());
     Collections.shuffle(others, ThreadLocalRandom.current());
-    own.addAll(others);
+    if (crossDc) {
+      own.addAll(others);
+    }
     return own;
   }
 
