@@ -27,6 +27,7 @@ import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -166,16 +167,41 @@ public final class EmbeddedKafka implements AutoCloseable {
   public void createTopic(String name, int partitions, Map<String, String> configs) {
     NewTopic topic = new NewTopic(name, partitions, (short) 1).configs(configs);
     try (Admin admin = admin()) {
-      admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-    } catch (ExecutionException e) {
-      if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IllegalStateException("could not create topic '" + name + "'", e.getCause());
+      try {
+        admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof TopicExistsException)) {
+          throw new IllegalStateException("could not create topic '" + name + "'", e.getCause());
+        }
       }
+      awaitLeaders(admin, name);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("could not describe topic '" + name + "'", e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted creating topic '" + name + "'", e);
     } catch (TimeoutException e) {
       throw new IllegalStateException("topic '" + name + "' not created within 30 s", e);
+    }
+  }
+
+  /**
+   * Waits until every partition of a new topic has a leader: producing to a partition the broker
+   * has not taken the lead of yet can wedge an idempotent producer.
+   */
+  private static void awaitLeaders(Admin admin, String name)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      TopicDescription d =
+          admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
+      if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new TimeoutException("partitions of '" + name + "' have no leader after 30 s");
+      }
+      Thread.sleep(50); // polling interval of a bounded wait, not synchronization
     }
   }
 

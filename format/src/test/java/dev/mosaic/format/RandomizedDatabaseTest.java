@@ -38,6 +38,59 @@ class RandomizedDatabaseTest {
     }
   }
 
+  @Test
+  void orderedQueriesOnALargeDatabaseAgreeWithTheReferenceWhicheverStrategyRuns() throws Exception {
+    Random random = new Random(SEED);
+    Schema schema =
+        Schema.builder()
+            .field("few", FieldType.INT, FieldRole.FULL)
+            .field("many", FieldType.LONG, FieldRole.FULL)
+            .field("name", FieldType.STRING, FieldRole.FULL)
+            .field("tag", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("at", FieldType.TIMESTAMP, FieldRole.SORTABLE)
+            .build();
+    List<Document> docs = new ArrayList<>();
+    DatabaseBuilder builder = DatabaseBuilder.create(schema);
+    for (int i = 0; i < 8_000; i++) {
+      Document d =
+          Document.builder(schema)
+              .add("few", random.nextInt(7))
+              .add("many", random.nextLong() % 50_000)
+              .add("name", "n" + random.nextInt(3000))
+              .add("tag", "t" + random.nextInt(3))
+              .add("at", random.nextLong() % 1_000_000_000L)
+              .build();
+      docs.add(d);
+      builder.add(d);
+    }
+    Database db = Database.fromBytes(builder.toByteArray());
+    ReferenceDatabase reference = new ReferenceDatabase(schema, List.of(docs));
+    List<Condition> conditions =
+        List.of(
+            Condition.all(),
+            Condition.eq("tag", "t1"),
+            Condition.not(Condition.eq("few", 3)),
+            Condition.gte("many", 0L),
+            Condition.and(Condition.eq("tag", "t2"), Condition.lt("name", "n5")));
+    List<List<Order>> orders =
+        List.of(
+            List.of(Order.asc("few")),
+            List.of(Order.desc("few"), Order.asc("many")),
+            List.of(Order.desc("many")),
+            List.of(Order.asc("name"), Order.desc("at")),
+            List.of(Order.desc("at")));
+    for (Condition c : conditions) {
+      for (List<Order> o : orders) {
+        for (int limit : new int[] {1, 10, 500}) {
+          Query q = Query.where(c).orderBy(o).skip(limit == 10 ? 3 : 0).limit(limit);
+          assertThat(run(db, q, Map.of(db, 0), Integer.MAX_VALUE))
+              .as("%s (seed %d)", q, SEED)
+              .isEqualTo(reference.execute(q));
+        }
+      }
+    }
+  }
+
   private void runRound(long seed) throws Exception {
     Random random = new Random(seed);
     Values values = new Values(random);

@@ -86,6 +86,19 @@ final class ByteSink {
     return skip((8 - (size & 7)) & 7);
   }
 
+  /** Appends {@code v} as an unsigned little-endian number of {@code width} bytes (2 or 4). */
+  ByteSink putUnsigned(int v, int width) {
+    return width == 2 ? putShort(v) : putInt(v);
+  }
+
+  void setUnsigned(int position, int v, int width) {
+    if (width == 2) {
+      SHORT.set(bytes, position, (short) v);
+    } else {
+      INT.set(bytes, position, v);
+    }
+  }
+
   void setInt(int position, int v) {
     INT.set(bytes, position, v);
   }

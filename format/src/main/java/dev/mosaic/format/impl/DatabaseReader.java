@@ -37,7 +37,16 @@ public final class DatabaseReader implements Database {
   private final Schema schema;
   private final int documents;
   private final int formatVersion;
+
+  /** Per field: segment offset and length, so readers can be rebuilt without re-validating. */
+  private final long[] fieldSegments;
+
+  /**
+   * Field readers, built on first use (racy but benign: readers are immutable, final fields make
+   * publication safe). Keeps the heap of an open partition small when queries touch few fields.
+   */
   private final FieldReader[] fields;
+
   private final long payloadOffsets;
   private final int payloadWidth;
   private final long payloadData;
@@ -50,7 +59,7 @@ public final class DatabaseReader implements Database {
       Schema schema,
       int documents,
       int formatVersion,
-      FieldReader[] fields,
+      long[] fieldSegments,
       long payloadOffsets,
       int payloadWidth,
       long payloadData) {
@@ -60,7 +69,8 @@ public final class DatabaseReader implements Database {
     this.schema = schema;
     this.documents = documents;
     this.formatVersion = formatVersion;
-    this.fields = fields;
+    this.fieldSegments = fieldSegments;
+    this.fields = new FieldReader[fieldSegments.length / 2];
     this.payloadOffsets = payloadOffsets;
     this.payloadWidth = payloadWidth;
     this.payloadData = payloadData;
@@ -208,7 +218,7 @@ public final class DatabaseReader implements Database {
       throw new CorruptDatabaseException(
           source, "directory", 24, segmentCount + " segments for " + fieldCount + " fields");
     }
-    FieldReader[] fields = new FieldReader[fieldCount];
+    long[] fieldSegments = new long[2 * fieldCount];
     for (int i = 0; i < fieldCount; i++) {
       int s = i + 1;
       Field f = schema.fields().get(i);
@@ -220,7 +230,9 @@ public final class DatabaseReader implements Database {
             entry,
             "segment " + s + " should be field " + i + " (" + f.name() + ")");
       }
-      fields[i] = new FieldReader(data, f, documents, offsets[s], lengths[s], source);
+      new FieldReader(data, f, documents, offsets[s], lengths[s], source); // validates
+      fieldSegments[2 * i] = offsets[s];
+      fieldSegments[2 * i + 1] = lengths[s];
     }
     int p = segmentCount - 1;
     if (kinds[p] != KIND_PAYLOAD) {
@@ -250,7 +262,7 @@ public final class DatabaseReader implements Database {
           source, "payload", table, "payload bytes do not match the segment length");
     }
     return new DatabaseReader(
-        source, data, owned, schema, documents, version, fields, table, width, payloadData);
+        source, data, owned, schema, documents, version, fieldSegments, table, width, payloadData);
   }
 
   private static void verifyChecksum(MemorySegment data, String source)
@@ -368,7 +380,7 @@ public final class DatabaseReader implements Database {
   }
 
   private FieldReader sortableField(String name) {
-    FieldReader f = fields[Plan.indexOf(schema, name)];
+    FieldReader f = field(Plan.indexOf(schema, name));
     if (!f.field.role().isSortable()) {
       throw new IllegalArgumentException(
           "field '"
@@ -381,7 +393,23 @@ public final class DatabaseReader implements Database {
   }
 
   FieldReader field(int index) {
-    return fields[index];
+    FieldReader f = fields[index];
+    if (f == null) {
+      try {
+        f =
+            new FieldReader(
+                data,
+                schema.fields().get(index),
+                documents,
+                fieldSegments[2 * index],
+                fieldSegments[2 * index + 1],
+                source);
+      } catch (CorruptDatabaseException e) {
+        throw new IllegalStateException("validated at open: " + e.getMessage(), e);
+      }
+      fields[index] = f;
+    }
+    return f;
   }
 
   @Override
@@ -444,6 +472,15 @@ public final class DatabaseReader implements Database {
       }
       return Math.max(0, Math.min(end, documents) - skip);
     }
+    if (m.kind == Matches.IDS) {
+      int count = m.from;
+      for (int i = (int) Math.min(skip, count); i < count && i < end; i++) {
+        if (!processor.process(m.ids[i], this)) {
+          return STOPPED;
+        }
+      }
+      return Math.max(0, Math.min(end, count) - skip);
+    }
     if (m.singleValue() && m.field.isListAt(m.from)) {
       FieldReader f = m.field;
       int count = f.count(m.from);
@@ -481,15 +518,15 @@ public final class DatabaseReader implements Database {
     return switch (node) {
       case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
       case Plan.Eq eq -> {
-        FieldReader f = fields[eq.field()];
+        FieldReader f = field(eq.field());
         int i = f.find(eq.key());
         yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
       }
       case Plan.In in -> {
-        FieldReader f = fields[in.field()];
+        FieldReader f = field(in.field());
         int[] found = new int[in.keys().length];
         int n = 0;
-        for (MemorySegment key : in.keys()) {
+        for (Key key : in.keys()) {
           int i = f.find(key);
           if (i >= 0) {
             found[n++] = i;
@@ -498,7 +535,7 @@ public final class DatabaseReader implements Database {
         yield Matches.set(f, n == found.length ? found : java.util.Arrays.copyOf(found, n));
       }
       case Plan.Range r -> {
-        FieldReader f = fields[r.field()];
+        FieldReader f = field(r.field());
         int from = r.from() == null ? 0 : f.lowerBound(r.from(), r.fromInclusive());
         int to = r.to() == null ? f.valueCount : f.upperBound(r.to(), r.toInclusive());
         if (from >= to) {
@@ -557,6 +594,12 @@ public final class DatabaseReader implements Database {
         best = i;
       }
     }
+    if (bestEstimate <= Math.max(64, words(documents))) {
+      Matches probed = probe(parts, n, best, bestEstimate);
+      if (probed != null) {
+        return probed;
+      }
+    }
     long[] acc = materialize(parts[best]);
     for (int i = 0; i < n; i++) {
       if (i != best) {
@@ -564,6 +607,100 @@ public final class DatabaseReader implements Database {
       }
     }
     return Matches.bits(acc);
+  }
+
+  /**
+   * Intersects by walking the smallest part's documents and testing each against the others, with
+   * no bit set at all when the others can answer membership in place (a document's value rank, a
+   * search in a posting list, a bit of a stored bit set). Null when the smallest part cannot be
+   * walked in document order cheaply.
+   */
+  private Matches probe(Matches[] parts, int n, int best, long estimate) {
+    Matches driver = parts[best];
+    int[] out;
+    int found = 0;
+    Matches[] others = new Matches[n - 1];
+    for (int i = 0, j = 0; i < n; i++) {
+      if (i != best) {
+        Matches p = parts[i];
+        if (!canProbe(p)) {
+          p = Matches.bits(materialize(p));
+        }
+        others[j++] = p;
+      }
+    }
+    if (driver.kind == Matches.IDS) {
+      out = new int[driver.from];
+      for (int i = 0; i < driver.from; i++) {
+        int doc = driver.ids[i];
+        if (containsAll(others, doc)) {
+          out[found++] = doc;
+        }
+      }
+    } else if (driver.singleValue() && driver.field.isListAt(driver.from)) {
+      FieldReader f = driver.field;
+      int count = f.count(driver.from);
+      long at = f.postingsOf(driver.from);
+      out = new int[count];
+      for (int i = 0; i < count; i++) {
+        int doc = f.id(at, i);
+        if (containsAll(others, doc)) {
+          out[found++] = doc;
+        }
+      }
+    } else if (driver.kind == Matches.BITS) {
+      out = new int[(int) Math.min(estimate, documents)];
+      long[] bits = driver.bits;
+      for (int w = 0; w < bits.length; w++) {
+        long word = bits[w];
+        while (word != 0) {
+          int doc = (w << 6) + Long.numberOfTrailingZeros(word);
+          word &= word - 1;
+          if (containsAll(others, doc)) {
+            out[found++] = doc;
+          }
+        }
+      }
+    } else {
+      return null;
+    }
+    return Matches.ids(out, found);
+  }
+
+  private static boolean canProbe(Matches m) {
+    return switch (m.kind) {
+      case Matches.BITS, Matches.IDS -> true;
+      case Matches.RANGE -> m.field.docValues >= 0 || m.to - m.from == 1;
+      case Matches.SET -> m.field.docValues >= 0;
+      default -> false;
+    };
+  }
+
+  private static boolean containsAll(Matches[] others, int doc) {
+    for (Matches m : others) {
+      if (!contains(m, doc)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean contains(Matches m, int doc) {
+    switch (m.kind) {
+      case Matches.BITS:
+        return (m.bits[doc >>> 6] & (1L << doc)) != 0;
+      case Matches.IDS:
+        return java.util.Arrays.binarySearch(m.ids, 0, m.from, doc) >= 0;
+      case Matches.SET:
+        return java.util.Arrays.binarySearch(m.values, m.field.valueIndex(doc)) >= 0;
+      default:
+        FieldReader f = m.field;
+        if (f.docValues >= 0) {
+          int rank = f.valueIndex(doc);
+          return rank >= m.from && rank < m.to;
+        }
+        return f.postingContains(m.from, doc);
+    }
   }
 
   private Matches or(Plan.Node[] children) {
@@ -596,6 +733,7 @@ public final class DatabaseReader implements Database {
   private long estimate(Matches m) {
     return switch (m.kind) {
       case Matches.NONE -> 0;
+      case Matches.IDS -> m.from;
       case Matches.RANGE -> m.field.countRange(m.from, m.to);
       case Matches.SET -> {
         long sum = 0;
@@ -626,6 +764,7 @@ public final class DatabaseReader implements Database {
         }
         yield popcount(materialize(m));
       }
+      case Matches.IDS -> m.from;
       default -> popcount(m.bits);
     };
   }
@@ -653,6 +792,12 @@ public final class DatabaseReader implements Database {
           m.field.orInto(v, acc);
         }
       }
+      case Matches.IDS -> {
+        for (int i = 0; i < m.from; i++) {
+          int doc = m.ids[i];
+          acc[doc >>> 6] |= 1L << doc;
+        }
+      }
       default -> {
         for (int w = 0; w < acc.length; w++) {
           acc[w] |= m.bits[w];
@@ -669,7 +814,7 @@ public final class DatabaseReader implements Database {
       return;
     }
     FieldReader f = m.field;
-    if (f.docValues >= 0 && m.kind == Matches.RANGE) {
+    if (m.kind == Matches.RANGE && f.docValues >= 0) {
       // Single-valued sortable field: test each remaining document's value rank in place.
       for (int w = 0; w < acc.length; w++) {
         long word = acc[w];
@@ -709,6 +854,9 @@ public final class DatabaseReader implements Database {
 
   /** Number of documents in {@code m}, filling {@code out} (sized to the count) with their ids. */
   int[] documentIds(Matches m) {
+    if (m.kind == Matches.IDS) {
+      return m.from == m.ids.length ? m.ids : java.util.Arrays.copyOf(m.ids, m.from);
+    }
     if (m.kind == Matches.ALL) {
       int[] ids = new int[documents];
       for (int i = 0; i < documents; i++) {
@@ -743,7 +891,35 @@ public final class DatabaseReader implements Database {
   static final class SchemaCodec {
     private SchemaCodec() {}
 
+    /**
+     * Decoded schemas by their encoded bytes, so that the many partitions of one schema share one
+     * {@link Schema} instance (a few hundred bytes each otherwise). Bounded: cleared when full.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<java.nio.ByteBuffer, Schema> CACHE =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static final int CACHE_LIMIT = 64;
+
     static Schema decode(MemorySegment data, long base, long length, String source)
+        throws CorruptDatabaseException {
+      if (length > 1 << 20) {
+        return parse(data, base, length, source);
+      }
+      java.nio.ByteBuffer key =
+          java.nio.ByteBuffer.wrap(data.asSlice(base, length).toArray(ValueLayout.JAVA_BYTE));
+      Schema cached = CACHE.get(key);
+      if (cached != null) {
+        return cached;
+      }
+      Schema schema = parse(data, base, length, source);
+      if (CACHE.size() >= CACHE_LIMIT) {
+        CACHE.clear();
+      }
+      Schema raced = CACHE.putIfAbsent(key, schema);
+      return raced != null ? raced : schema;
+    }
+
+    private static Schema parse(MemorySegment data, long base, long length, String source)
         throws CorruptDatabaseException {
       long end = base + length;
       long at = base;

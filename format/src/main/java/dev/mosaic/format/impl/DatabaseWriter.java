@@ -308,9 +308,15 @@ public final class DatabaseWriter implements DatabaseBuilder {
         sink.putBytes(v);
       }
     } else {
+      long totalBytes = 0;
+      for (byte[] v : sorted) {
+        totalBytes += v.length;
+      }
+      int offsetWidth = offsetWidth(totalBytes);
+      sink.array()[20] = (byte) offsetWidth;
       int offset = 0;
       for (int i = 0; i <= distinct; i++) {
-        sink.putInt(offset);
+        sink.putUnsigned(offset, offsetWidth);
         if (i < distinct) {
           offset = Math.addExact(offset, sorted[i].length);
         }
@@ -348,18 +354,27 @@ public final class DatabaseWriter implements DatabaseBuilder {
       if (allLists) {
         flags |= FLAG_ALL_LISTS;
       }
+      int prefixWidth = offsetWidth(used);
+      long postingBytes = 0;
+      for (int v = 0; v < distinct; v++) {
+        int c = prefix[v + 1] - prefix[v];
+        postingBytes += isList(c, idBytes, n) ? (long) c * idBytes : words(n) * 8L;
+      }
+      int postingWidth = offsetWidth(postingBytes);
+      sink.array()[21] = (byte) prefixWidth;
+      sink.array()[22] = (byte) (allLists ? 0 : postingWidth);
       for (int v = 0; v <= distinct; v++) {
-        sink.putInt(prefix[v]);
+        sink.putUnsigned(prefix[v], prefixWidth);
       }
       int offsetsAt = sink.size();
       if (!allLists) {
-        sink.skip(4 * (distinct + 1));
+        sink.skip(postingWidth * (distinct + 1));
       }
       int dataStart = sink.size();
       int words = words(n);
       for (int v = 0; v < distinct; v++) {
         if (!allLists) {
-          sink.setInt(offsetsAt + 4 * v, sink.size() - dataStart);
+          sink.setUnsigned(offsetsAt + postingWidth * v, sink.size() - dataStart, postingWidth);
         }
         int from = prefix[v];
         int to = prefix[v + 1];
@@ -381,7 +396,8 @@ public final class DatabaseWriter implements DatabaseBuilder {
         }
       }
       if (!allLists) {
-        sink.setInt(offsetsAt + 4 * distinct, sink.size() - dataStart);
+        sink.setUnsigned(
+            offsetsAt + postingWidth * distinct, sink.size() - dataStart, postingWidth);
       }
       sink.align8();
     }
@@ -406,6 +422,11 @@ public final class DatabaseWriter implements DatabaseBuilder {
       sink.align8();
     }
     return sink;
+  }
+
+  /** Bytes per entry of an offset or count table whose largest entry is {@code max}. */
+  private static int offsetWidth(long max) {
+    return max <= 0xFFFF ? 2 : 4;
   }
 
   /**

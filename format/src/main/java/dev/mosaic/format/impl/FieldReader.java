@@ -5,6 +5,7 @@ import static dev.mosaic.format.impl.FileFormat.*;
 import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Field;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * Reads one field segment in place: the sorted value set (fixed or variable width, binary search),
@@ -26,6 +27,12 @@ final class FieldReader {
   final boolean allLists;
   final int idBytes;
   final int bitWidth;
+
+  /** Bytes per entry (2 or 4) of the value offsets, the cumulative counts, the posting offsets. */
+  final int offsetWidth;
+
+  final int prefixWidth;
+  final int postingWidth;
 
   /** Absolute offsets (-1 when absent). */
   final long values;
@@ -52,6 +59,9 @@ final class FieldReader {
     int flags = data.get(INT, base + 8);
     idBytes = data.get(INT, base + 12);
     bitWidth = data.get(INT, base + 16);
+    offsetWidth = data.get(ValueLayout.JAVA_BYTE, base + 20);
+    prefixWidth = data.get(ValueLayout.JAVA_BYTE, base + 21);
+    postingWidth = data.get(ValueLayout.JAVA_BYTE, base + 22);
     long valuesRel = data.get(LONG, base + 24);
     long postingsRel = data.get(LONG, base + 32);
     long docValuesRel = data.get(LONG, base + 40);
@@ -78,9 +88,13 @@ final class FieldReader {
       valueData = values;
       valuesEnd = values + (long) valueCount * width;
     } else {
-      valueData = values + 4L * (valueCount + 1);
+      if (offsetWidth != 2 && offsetWidth != 4) {
+        throw new CorruptDatabaseException(
+            source, segment, base + 20, "bad offset width " + offsetWidth);
+      }
+      valueData = values + (long) offsetWidth * (valueCount + 1);
       valuesEnd =
-          valueData > end ? valueData : valueData + (data.get(INT, valueData - 4) & 0xFFFF_FFFFL);
+          valueData > end ? valueData : valueData + unsigned(valueData - offsetWidth, offsetWidth);
     }
     if (valuesEnd > end) {
       throw new CorruptDatabaseException(source, segment, values, "value set exceeds the segment");
@@ -90,16 +104,23 @@ final class FieldReader {
         throw new CorruptDatabaseException(source, segment, base + 12, "bad id width " + idBytes);
       }
       prefix = base + postingsRel;
-      postingOffsets = allLists ? -1 : prefix + 4L * (valueCount + 1);
-      postings = allLists ? prefix + 4L * (valueCount + 1) : postingOffsets + 4L * (valueCount + 1);
+      if ((prefixWidth != 2 && prefixWidth != 4)
+          || (allLists ? postingWidth != 0 : postingWidth != 2 && postingWidth != 4)) {
+        throw new CorruptDatabaseException(source, segment, base + 21, "bad count or offset width");
+      }
+      postingOffsets = allLists ? -1 : prefix + (long) prefixWidth * (valueCount + 1);
+      postings =
+          allLists
+              ? prefix + (long) prefixWidth * (valueCount + 1)
+              : postingOffsets + (long) postingWidth * (valueCount + 1);
       if (postingsRel < valuesEnd - base || postings > end) {
         throw new CorruptDatabaseException(
             source, segment, base + 32, "postings offset out of bounds");
       }
       long postingsEnd =
           allLists
-              ? postings + (long) idBytes * (data.get(INT, postings - 4) & 0xFFFF_FFFFL)
-              : postings + (data.get(INT, postings - 4) & 0xFFFF_FFFFL);
+              ? postings + (long) idBytes * unsigned(postings - prefixWidth, prefixWidth)
+              : postings + unsigned(postings - postingWidth, postingWidth);
       if (postingsEnd > end) {
         throw new CorruptDatabaseException(source, segment, prefix, "postings exceed the segment");
       }
@@ -128,13 +149,20 @@ final class FieldReader {
   long valueOffset(int index) {
     return width > 0
         ? valueData + (long) index * width
-        : valueData + (data.get(INT, values + 4L * index) & 0xFFFF_FFFFL);
+        : valueData + unsigned(values + (long) offsetWidth * index, offsetWidth);
   }
 
   int valueLength(int index) {
-    return width > 0
-        ? width
-        : data.get(INT, values + 4L * index + 4) - data.get(INT, values + 4L * index);
+    if (width > 0) {
+      return width;
+    }
+    long at = values + (long) offsetWidth * index;
+    return (int) (unsigned(at + offsetWidth, offsetWidth) - unsigned(at, offsetWidth));
+  }
+
+  /** An unsigned little-endian number of 2 or 4 bytes. */
+  long unsigned(long at, int bytes) {
+    return bytes == 2 ? data.get(SHORT, at) & 0xFFFF : data.get(INT, at) & 0xFFFF_FFFFL;
   }
 
   byte[] valueBytes(int index) {
@@ -146,34 +174,42 @@ final class FieldReader {
   }
 
   /** Compares value {@code index} with {@code key} in unsigned lexicographic order. */
-  int compare(int index, MemorySegment key) {
+  int compare(int index, Key key) {
     long off = valueOffset(index);
     int len = valueLength(index);
-    long klen = key.byteSize();
-    long m = MemorySegment.mismatch(data, off, off + len, key, 0, klen);
-    if (m < 0) {
-      return 0;
+    return compareAt(data, off, len, key);
+  }
+
+  /**
+   * Compares {@code len} bytes at {@code off} with a key, eight bytes at a time. Reading eight
+   * bytes past a value is safe: every value is followed by at least the 16-byte trailer.
+   */
+  static int compareAt(MemorySegment data, long off, int len, Key key) {
+    int klen = key.length();
+    int n = Math.min(len, klen);
+    long[] words = key.words();
+    for (int i = 0; i < n; i += 8) {
+      long a = data.get(BIG_LONG, off + i);
+      long b = words[i >>> 3];
+      int rem = n - i;
+      if (rem < 8) {
+        long mask = -1L << ((8 - rem) << 3);
+        a &= mask;
+        b &= mask;
+      }
+      if (a != b) {
+        return Long.compareUnsigned(a, b);
+      }
     }
-    if (m == len) {
-      return -1;
-    }
-    if (m == klen) {
-      return 1;
-    }
-    return Integer.compare(
-        data.get(java.lang.foreign.ValueLayout.JAVA_BYTE, off + m) & 0xFF,
-        key.get(java.lang.foreign.ValueLayout.JAVA_BYTE, m) & 0xFF);
+    return Integer.compare(len, klen);
   }
 
   /** Index of {@code key}, or {@code -(insertion point) - 1} when absent. */
-  int find(MemorySegment key) {
-    if (width > 0 && key.byteSize() != width) {
-      return -1;
-    }
+  int find(Key key) {
     int lo = 0;
     int hi = valueCount - 1;
-    if (width == 8) {
-      long k = key.get(BIG_LONG, 0);
+    if (width == 8 && key.length() == 8) {
+      long k = key.words()[0];
       while (lo <= hi) {
         int mid = (lo + hi) >>> 1;
         int c = Long.compareUnsigned(data.get(BIG_LONG, valueData + ((long) mid << 3)), k);
@@ -187,8 +223,8 @@ final class FieldReader {
       }
       return -(lo + 1);
     }
-    if (width == 4) {
-      int k = key.get(BIG_INT, 0);
+    if (width == 4 && key.length() == 4) {
+      int k = (int) (key.words()[0] >>> 32);
       while (lo <= hi) {
         int mid = (lo + hi) >>> 1;
         int c = Integer.compareUnsigned(data.get(BIG_INT, valueData + ((long) mid << 2)), k);
@@ -202,9 +238,26 @@ final class FieldReader {
       }
       return -(lo + 1);
     }
+    if (width > 0) {
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        int c = compareAt(data, valueData + (long) mid * width, width, key);
+        if (c < 0) {
+          lo = mid + 1;
+        } else if (c > 0) {
+          hi = mid - 1;
+        } else {
+          return mid;
+        }
+      }
+      return -(lo + 1);
+    }
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      int c = compare(mid, key);
+      long at = values + (long) offsetWidth * mid;
+      long start = unsigned(at, offsetWidth);
+      int len = (int) (unsigned(at + offsetWidth, offsetWidth) - start);
+      int c = compareAt(data, valueData + start, len, key);
       if (c < 0) {
         lo = mid + 1;
       } else if (c > 0) {
@@ -217,39 +270,27 @@ final class FieldReader {
   }
 
   /** First index whose value is {@code > key} (or {@code >= key} when inclusive). */
-  int lowerBound(MemorySegment key, boolean inclusive) {
+  int lowerBound(Key key, boolean inclusive) {
     int i = find(key);
     if (i >= 0) {
       return inclusive ? i : i + 1;
-    }
-    if (width > 0 && key.byteSize() != width) {
-      return sizeMismatchBound(key);
     }
     return -i - 1;
   }
 
   /** One past the last index whose value is {@code < key} (or {@code <= key} when inclusive). */
-  int upperBound(MemorySegment key, boolean inclusive) {
+  int upperBound(Key key, boolean inclusive) {
     int i = find(key);
     if (i >= 0) {
       return inclusive ? i + 1 : i;
     }
-    if (width > 0 && key.byteSize() != width) {
-      return sizeMismatchBound(key);
-    }
     return -i - 1;
-  }
-
-  private int sizeMismatchBound(MemorySegment key) {
-    // Keys are encoded with the field's type, so this only happens on a corrupt plan.
-    throw new IllegalArgumentException(
-        "field '" + field.name() + "': key of " + key.byteSize() + " bytes, values have " + width);
   }
 
   // ----- postings ------------------------------------------------------------------------------
 
   int prefix(int index) {
-    return data.get(INT, prefix + 4L * index);
+    return (int) unsigned(prefix + (long) prefixWidth * index, prefixWidth);
   }
 
   /** Number of documents having value {@code index}. */
@@ -269,13 +310,66 @@ final class FieldReader {
   long postingsOf(int index) {
     return allLists
         ? postings + (long) idBytes * prefix(index)
-        : postings + (data.get(INT, postingOffsets + 4L * index) & 0xFFFF_FFFFL);
+        : postings + unsigned(postingOffsets + (long) postingWidth * index, postingWidth);
   }
 
   int id(long listOffset, int i) {
     return idBytes == 2
         ? data.get(SHORT, listOffset + 2L * i) & 0xFFFF
         : data.get(INT, listOffset + 4L * i);
+  }
+
+  /** True when document {@code doc} has value {@code index}. */
+  boolean postingContains(int index, int doc) {
+    long at = postingsOf(index);
+    if (!isListAt(index)) {
+      return (data.get(LONG, at + 8L * (doc >>> 6)) & (1L << doc)) != 0;
+    }
+    int lo = 0;
+    int hi = count(index) - 1;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      int id = id(at, mid);
+      if (id < doc) {
+        lo = mid + 1;
+      } else if (id > doc) {
+        hi = mid - 1;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Writes the documents of value {@code index} that are in {@code filter} (every one when null) to
+   * {@code out} in ascending order, and returns how many.
+   */
+  int collect(int index, long[] filter, int[] out) {
+    long at = postingsOf(index);
+    int n = 0;
+    if (isListAt(index)) {
+      int count = count(index);
+      for (int i = 0; i < count; i++) {
+        int doc = id(at, i);
+        if (filter == null || (filter[doc >>> 6] & (1L << doc)) != 0) {
+          out[n++] = doc;
+        }
+      }
+      return n;
+    }
+    int words = words(documents);
+    for (int w = 0; w < words; w++) {
+      long word = data.get(LONG, at + 8L * w);
+      if (filter != null) {
+        word &= filter[w];
+      }
+      while (word != 0) {
+        out[n++] = (w << 6) + Long.numberOfTrailingZeros(word);
+        word &= word - 1;
+      }
+    }
+    return n;
   }
 
   /** ORs the documents of value {@code index} into {@code bits}. */

@@ -11,6 +11,7 @@ final class Matches {
   static final int RANGE = 2;
   static final int SET = 3;
   static final int BITS = 4;
+  static final int IDS = 5;
 
   static final Matches NOTHING = new Matches(NONE, null, 0, 0, null, null);
   static final Matches EVERYTHING = new Matches(ALL, null, 0, 0, null, null);
@@ -29,7 +30,16 @@ final class Matches {
   /** BITS: one bit per document. */
   final long[] bits;
 
+  /** IDS: ascending document ids; {@code from} of them are used. */
+  final int[] ids;
+
   private Matches(int kind, FieldReader field, int from, int to, int[] values, long[] bits) {
+    this(kind, field, from, to, values, bits, null);
+  }
+
+  private Matches(
+      int kind, FieldReader field, int from, int to, int[] values, long[] bits, int[] ids) {
+    this.ids = ids;
     this.kind = kind;
     this.field = field;
     this.from = from;
@@ -54,6 +64,11 @@ final class Matches {
 
   static Matches bits(long[] bits) {
     return new Matches(BITS, null, 0, 0, null, bits);
+  }
+
+  /** The first {@code count} of {@code ids} (ascending). */
+  static Matches ids(int[] ids, int count) {
+    return count == 0 ? NOTHING : new Matches(IDS, null, count, 0, null, null, ids);
   }
 
   /** True when this is the postings of exactly one value. */

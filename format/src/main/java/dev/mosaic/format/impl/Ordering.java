@@ -15,7 +15,63 @@ final class Ordering {
 
   /** The first {@code min(k, |m|)} matching documents in order. */
   static int[] top(DatabaseReader db, Matches m, int[] orderFields, boolean[] descending, int k) {
-    int[] ids = db.documentIds(m);
+    FieldReader first = db.field(orderFields[0]);
+    if (first.postings >= 0 && k < db.documents()) {
+      long matches = db.count(m);
+      // Walking values in order visits about k * n / matches documents; sorting visits matches.
+      if (matches > 64 && (double) k * db.documents() / matches * 4 < matches) {
+        return walk(db, m, first, orderFields, descending, k);
+      }
+    }
+    return sort(db, db.documentIds(m), orderFields, descending, k);
+  }
+
+  /**
+   * Walks the first key's values in order and emits each value's matching documents (ascending
+   * ids), ordering a value's group by the remaining keys; stops once {@code k} are found.
+   */
+  private static int[] walk(
+      DatabaseReader db,
+      Matches m,
+      FieldReader first,
+      int[] orderFields,
+      boolean[] descending,
+      int k) {
+    long[] filter = m.kind == Matches.ALL ? null : db.materialize(m);
+    int[] out = new int[k];
+    int n = 0;
+    int[] group = new int[16];
+    int[] restFields = Arrays.copyOfRange(orderFields, 1, orderFields.length);
+    boolean[] restDesc = Arrays.copyOfRange(descending, 1, descending.length);
+    int values = first.valueCount;
+    for (int step = 0; step < values && n < k; step++) {
+      int rank = descending[0] ? values - 1 - step : step;
+      int count = first.count(rank);
+      if (count == 0) {
+        continue;
+      }
+      if (group.length < count) {
+        group = new int[Math.max(count, group.length * 2)];
+      }
+      int g = first.collect(rank, filter, group);
+      if (g == 0) {
+        continue;
+      }
+      int[] ordered = group;
+      if (restFields.length > 0 && g > 1) {
+        ordered = sort(db, Arrays.copyOf(group, g), restFields, restDesc, k - n);
+        g = ordered.length;
+      }
+      int take = Math.min(g, k - n);
+      System.arraycopy(ordered, 0, out, n, take);
+      n += take;
+    }
+    return n == out.length ? out : Arrays.copyOf(out, n);
+  }
+
+  /** Sorts {@code ids} (ascending document ids) by the keys and returns the first k. */
+  private static int[] sort(
+      DatabaseReader db, int[] ids, int[] orderFields, boolean[] descending, int k) {
     int n = ids.length;
     if (n == 0 || k == 0) {
       return new int[0];

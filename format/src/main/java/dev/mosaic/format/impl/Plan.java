@@ -5,7 +5,6 @@ import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -85,10 +84,10 @@ final class Plan {
     return index;
   }
 
-  private static MemorySegment key(Schema schema, int field, Object value) {
+  private static Key key(Schema schema, int field, Object value) {
     Field f = schema.fields().get(field);
     try {
-      return MemorySegment.ofArray(f.type().encode(value));
+      return Key.of(f.type().encode(value));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("field '" + f.name() + "': " + e.getMessage(), e);
     }
@@ -105,18 +104,18 @@ final class Plan {
         int f = filterable(schema, in.field());
         List<byte[]> keys = new ArrayList<>();
         for (Object v : in.values()) {
-          keys.add(key(schema, f, v).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+          keys.add(key(schema, f, v).bytes());
         }
         keys.sort(Arrays::compareUnsigned);
-        List<MemorySegment> unique = new ArrayList<>();
+        List<Key> unique = new ArrayList<>();
         byte[] last = null;
         for (byte[] k : keys) {
           if (last == null || !Arrays.equals(last, k)) {
-            unique.add(MemorySegment.ofArray(k));
+            unique.add(Key.of(k));
           }
           last = k;
         }
-        yield new In(f, unique.toArray(new MemorySegment[0]));
+        yield new In(f, unique.toArray(new Key[0]));
       }
       case Condition.Range r -> {
         int f = filterable(schema, r.field());
@@ -169,14 +168,13 @@ final class Plan {
     INSTANCE
   }
 
-  record Eq(int field, MemorySegment key) implements Node {}
+  record Eq(int field, Key key) implements Node {}
 
   /** Keys sorted and distinct. */
-  record In(int field, MemorySegment[] keys) implements Node {}
+  record In(int field, Key[] keys) implements Node {}
 
   /** A null bound is open. */
-  record Range(
-      int field, MemorySegment from, boolean fromInclusive, MemorySegment to, boolean toInclusive)
+  record Range(int field, Key from, boolean fromInclusive, Key to, boolean toInclusive)
       implements Node {}
 
   record And(Node[] children) implements Node {}

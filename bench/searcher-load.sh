@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Searcher load benchmark: serves the 500k-document / 1024-partition cars data set from a searcher
+# in its own JVM, drives the query mix over HTTP from a second JVM at several concurrency levels
+# while one partition is republished every second, and ends with
+#   RESULT searcher_load rps=<requests/s> p50_ms=<> p99_ms=<> p999_ms=<> errors=<count> reopens=<count>
+# (rps, p50, p99, p99.9 of the busiest level whose p99 stays under 50 ms).
+#
+# Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), CONCURRENCY (2,4,8,16),
+# STEP_SECONDS (20), WARMUP_SECONDS (15), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/select-jdk.sh
+
+DOCS=${DOCS:-500000}
+PARTITIONS=${PARTITIONS:-1024}
+PORT=${PORT:-18080}
+CONCURRENCY=${CONCURRENCY:-2,4,8,16}
+STEP_SECONDS=${STEP_SECONDS:-20}
+WARMUP_SECONDS=${WARMUP_SECONDS:-15}
+WORK=${WORK:-bench/target/searcher-load}
+FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+
+echo "== building (bench and the modules it needs)"
+./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
+  dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+
+PRISTINE="$WORK/pristine-$DOCS-$PARTITIONS"
+if [ ! -f "$PRISTINE/.complete" ]; then
+  echo "== generating $DOCS documents in $PARTITIONS partitions into $PRISTINE"
+  rm -rf "$PRISTINE"
+  java $FLAGS -Xmx4g -cp "$CP" dev.mosaic.bench.load.SearcherLoad generate \
+    --store "$PRISTINE" --documents "$DOCS" --partitions "$PARTITIONS"
+  touch "$PRISTINE/.complete"
+fi
+STORE="$WORK/store"
+rm -rf "$STORE"
+cp -r "$PRISTINE" "$STORE"
+rm -f "$STORE/.complete"
+
+echo "== starting the searcher on port $PORT"
+cat > "$WORK/searcher-logback.xml" <<'XML'
+<configuration>
+  <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level [%thread] %logger{24} - %msg%n</pattern></encoder>
+  </appender>
+  <logger name="org.apache.pekko" level="WARN"/>
+  <root level="INFO"><appender-ref ref="OUT"/></root>
+</configuration>
+XML
+# shellcheck disable=SC2086
+java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${SEARCHER_OPTS:-} \
+  -cp "$CP" dev.mosaic.searcher.SearcherMain serve \
+  --store "$STORE" --port "$PORT" --allow-uploads 64 > "$WORK/searcher.log" 2>&1 &
+SEARCHER_PID=$!
+trap 'kill "$SEARCHER_PID" 2>/dev/null || true; wait "$SEARCHER_PID" 2>/dev/null || true' EXIT
+
+echo "== driving the query mix (concurrency $CONCURRENCY, ${STEP_SECONDS}s each after ${WARMUP_SECONDS}s warmup)"
+# shellcheck disable=SC2086
+java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad run \
+  --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
+  --concurrency "$CONCURRENCY" --step-seconds "$STEP_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
+  | tee "$WORK/load.log"

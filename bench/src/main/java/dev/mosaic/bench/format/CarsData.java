@@ -1,0 +1,219 @@
+package dev.mosaic.bench.format;
+
+import dev.mosaic.api.OfferPartitioning;
+import dev.mosaic.api.cars.CarOfferGenerator;
+import dev.mosaic.api.cars.CarOffers;
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.Document;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.IntPoint;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.MMapDirectory;
+import org.apache.lucene.util.Version;
+
+/**
+ * The cars workload data: {@value #DOCUMENTS} offers from {@link CarOfferGenerator} (seed {@value
+ * #SEED}) routed to {@value #PARTITIONS} partitions by dedup key ({@link OfferPartitioning}); our
+ * partition files of {@link CarsSchema#SCHEMA}; and one Lucene index of the same offers (string
+ * fields as terms, numbers as points plus doc values for sorting, the serialized offer as a stored
+ * field). All cached under {@link BenchDataRoot}.
+ */
+final class CarsData {
+  static final int DOCUMENTS = 500_000;
+  static final int PARTITIONS = 1024;
+  static final long SEED = 1;
+
+  /** Bump when the generator's output changes, to invalidate cached offers. */
+  private static final String GENERATOR_VERSION = "g1";
+
+  static final String PAYLOAD = "payload";
+
+  private CarsData() {}
+
+  static Path carsRoot() {
+    return BenchDataRoot.get().resolve("cars");
+  }
+
+  private static String offersKey() {
+    return DOCUMENTS + "x" + PARTITIONS + "-s" + SEED + "-" + GENERATOR_VERSION;
+  }
+
+  /** Per-partition files of length-delimited {@link CarOffer}s, generated when missing. */
+  static Path offersDirectory() throws IOException {
+    return BenchDataRoot.cached(
+        carsRoot().resolve("offers-" + offersKey()),
+        tmp -> {
+          CarOfferGenerator generator = CarOfferGenerator.builder().seed(SEED).build();
+          OutputStream[] out = new OutputStream[PARTITIONS];
+          try {
+            for (int p = 0; p < PARTITIONS; p++) {
+              out[p] = new BufferedOutputStream(Files.newOutputStream(offersFile(tmp, p)), 16_384);
+            }
+            for (int i = 0; i < DOCUMENTS; i++) {
+              CarOffer car = generator.next();
+              car.writeDelimitedTo(
+                  out[OfferPartitioning.partitionOf(car.getDedupKey(), PARTITIONS)]);
+            }
+          } finally {
+            for (OutputStream o : out) {
+              if (o != null) {
+                o.close();
+              }
+            }
+          }
+        });
+  }
+
+  static Path offersFile(Path offersDirectory, int partition) {
+    return offersDirectory.resolve(String.format("p%04d.pb", partition));
+  }
+
+  static List<CarOffer> readOffers(Path offersDirectory, int partition) throws IOException {
+    List<CarOffer> offers = new ArrayList<>();
+    try (InputStream in =
+        new BufferedInputStream(Files.newInputStream(offersFile(offersDirectory, partition)))) {
+      CarOffer car;
+      while ((car = CarOffer.parseDelimitedFrom(in)) != null) {
+        offers.add(car);
+      }
+    }
+    return offers;
+  }
+
+  /** What building our partitions took and gave. */
+  record BuildStats(long documents, long buildNanos, long fileBytes, long payloadBytes) {}
+
+  /** Our partition files, built when missing. */
+  static Path oursDirectory() throws IOException {
+    Path offers = offersDirectory();
+    return BenchDataRoot.cached(
+        carsRoot().resolve("ours-" + FormatEngineFingerprint.get() + "-" + offersKey()),
+        tmp -> buildOurs(offers, tmp));
+  }
+
+  static Path partitionFile(Path directory, int partition) {
+    return directory.resolve(String.format("p%04d.mosaic", partition));
+  }
+
+  /**
+   * Builds every partition into {@code target}. Only {@link DatabaseBuilder#add} and {@link
+   * DatabaseBuilder#writeTo(Path)} are timed: reading offers and mapping them to documents are not.
+   */
+  static BuildStats buildOurs(Path offersDirectory, Path target) throws IOException {
+    long documents = 0;
+    long nanos = 0;
+    long fileBytes = 0;
+    long payloadBytes = 0;
+    for (int p = 0; p < PARTITIONS; p++) {
+      List<CarOffer> offers = readOffers(offersDirectory, p);
+      List<Document> docs = new ArrayList<>(offers.size());
+      for (CarOffer car : offers) {
+        Document d = CarOffers.toDocument(car);
+        payloadBytes += d.payload().length;
+        docs.add(d);
+      }
+      Path file = partitionFile(target, p);
+      long start = System.nanoTime();
+      DatabaseBuilder builder = DatabaseBuilder.create(CarsSchema.SCHEMA);
+      for (Document d : docs) {
+        builder.add(d);
+      }
+      builder.writeTo(file);
+      nanos += System.nanoTime() - start;
+      documents += docs.size();
+      fileBytes += Files.size(file);
+    }
+    return new BuildStats(documents, nanos, fileBytes, payloadBytes);
+  }
+
+  /** Opens every partition of a directory (each with its own mapping) . */
+  static List<Database> openPartitions(Path directory) throws IOException {
+    List<Database> partitions = new ArrayList<>(PARTITIONS);
+    try {
+      for (int p = 0; p < PARTITIONS; p++) {
+        partitions.add(Database.open(partitionFile(directory, p)));
+      }
+    } catch (IOException | RuntimeException e) {
+      partitions.forEach(Database::close);
+      throw e;
+    }
+    return partitions;
+  }
+
+  static CompositeDatabase composite(List<Database> partitions) {
+    return CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+  }
+
+  /** The Lucene index (merged to one segment), built when missing. */
+  static Path luceneDirectory() throws IOException {
+    Path offers = offersDirectory();
+    return BenchDataRoot.cached(
+        carsRoot().resolve("lucene-" + Version.LATEST + "-" + offersKey()),
+        tmp -> {
+          try (MMapDirectory directory = new MMapDirectory(tmp);
+              IndexWriter writer =
+                  new IndexWriter(
+                      directory,
+                      new IndexWriterConfig()
+                          .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
+                          .setRAMBufferSizeMB(256))) {
+            for (int p = 0; p < PARTITIONS; p++) {
+              for (CarOffer car : readOffers(offers, p)) {
+                writer.addDocument(luceneDocument(car));
+              }
+            }
+            writer.forceMerge(1);
+            writer.commit();
+          }
+        });
+  }
+
+  static org.apache.lucene.document.Document luceneDocument(CarOffer car) {
+    org.apache.lucene.document.Document doc = new org.apache.lucene.document.Document();
+    string(doc, CarsSchema.REGION, car.getRegion());
+    string(doc, CarsSchema.MARK, car.getMark());
+    string(doc, CarsSchema.MODEL, car.getModel());
+    string(doc, CarsSchema.BODY_TYPE, car.getBodyType());
+    string(doc, CarsSchema.COLOR, car.getColor());
+    string(doc, CarsSchema.PARTNER, car.getPartnerId());
+    string(doc, CarsSchema.OFFER_ID, car.getOfferId());
+    string(doc, CarsSchema.DEDUP_KEY, car.getDedupKey());
+    for (String option : car.getOptionsList()) {
+      string(doc, CarsSchema.OPTIONS, option);
+    }
+    doc.add(new IntPoint(CarsSchema.YEAR, car.getYear()));
+    doc.add(new NumericDocValuesField(CarsSchema.YEAR, car.getYear()));
+    doc.add(new LongPoint(CarsSchema.PRICE, car.getPriceRub()));
+    doc.add(new NumericDocValuesField(CarsSchema.PRICE, car.getPriceRub()));
+    doc.add(new IntPoint(CarsSchema.MILEAGE, car.getMileageKm()));
+    doc.add(new NumericDocValuesField(CarsSchema.MILEAGE, car.getMileageKm()));
+    doc.add(new LongPoint(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
+    doc.add(new NumericDocValuesField(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
+    doc.add(new StoredField(PAYLOAD, car.toByteArray()));
+    return doc;
+  }
+
+  private static void string(org.apache.lucene.document.Document doc, String name, String value) {
+    if (!value.isEmpty()) {
+      doc.add(new StringField(name, value, Field.Store.NO));
+    }
+  }
+}

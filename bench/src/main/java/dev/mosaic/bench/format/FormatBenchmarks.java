@@ -1,0 +1,191 @@
+package dev.mosaic.bench.format;
+
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.MMapDirectory;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Runs the format benchmarks and prints one {@code RESULT} line per benchmark: prepares (or finds
+ * cached) data sets, checks that ours and Lucene agree on every cars query, measures the build and
+ * open figures, runs the Table 1 and cars mix JMH benchmarks, and summarizes.
+ */
+@Command(
+    name = "format-benchmarks",
+    mixinStandardHelpOptions = true,
+    description = "Mosaic format engine vs Apache Lucene: Table 1 count, cars mix, footprint.")
+public final class FormatBenchmarks implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(FormatBenchmarks.class);
+
+  @Option(names = "--warmup-iterations", defaultValue = "3")
+  int warmupIterations;
+
+  @Option(names = "--warmup-seconds", defaultValue = "3")
+  int warmupSeconds;
+
+  @Option(names = "--iterations", defaultValue = "3")
+  int iterations;
+
+  @Option(names = "--seconds", defaultValue = "3")
+  int seconds;
+
+  @Option(names = "--profiler", description = "JMH profilers to add, e.g. gc or stack (repeatable)")
+  List<String> profilers = new ArrayList<>();
+
+  @Option(
+      names = "--only",
+      split = ",",
+      defaultValue = "table1,cars,footprint",
+      description = "which of table1, cars, footprint to run")
+  List<String> only;
+
+  @Option(names = "--kind", defaultValue = "mix", description = "cars query kind (default mix)")
+  String kind;
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new FormatBenchmarks()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    List<String> results = new ArrayList<>();
+    double loadAtStart = loadAverage();
+    if (only.contains("table1")) {
+      LOG.info("table 1 data: {} and {}", Table1Data.oursFile(), Table1Data.luceneDirectory());
+      Collection<RunResult> run = jmh(Table1CountBenchmark.class, null);
+      double ours = score(run, "ours") / 1000;
+      double lucene = score(run, "lucene") / 1000;
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT table1_count ours_us=%.4f lucene_us=%.4f ratio=%.2f",
+              ours,
+              lucene,
+              lucene / ours));
+    }
+    if (only.contains("cars")) {
+      LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
+      int mismatches = checkAgreement();
+      Collection<RunResult> run = jmh(CarsMixBenchmark.class, kind);
+      double ours = score(run, "ours");
+      double lucene = score(run, "lucene");
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT cars_mix ours_ops=%.1f lucene_ops=%.1f ratio=%.2f%s",
+              ours,
+              lucene,
+              ours / lucene,
+              (kind.equals("mix") ? "" : " kind=" + kind)
+                  + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+    }
+    if (only.contains("footprint")) {
+      FormatFootprint.Figures f = FormatFootprint.measure(5);
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT format_build docs_per_s=%.0f bytes_per_raw_payload=%.3f"
+                  + " heap_bytes_per_partition=%d open_1024_ms=%.2f",
+              f.docsPerSecond(),
+              f.bytesPerRawPayload(),
+              f.heapBytesPerPartition(),
+              f.openMillis()));
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "INFO format_build documents=%d file_bytes=%d raw_payload_bytes=%d"
+                  + " lucene_bytes=%d rebuild_same_bytes=%s",
+              f.documents(),
+              f.fileBytes(),
+              f.payloadBytes(),
+              BenchDataRoot.sizeOf(CarsData.luceneDirectory()),
+              f.sameBytesAsCached()));
+    }
+    results.add(
+        String.format(
+            Locale.ROOT,
+            "INFO machine cpus=%d jdk=%s load_average_start=%.1f load_average_end=%.1f",
+            Runtime.getRuntime().availableProcessors(),
+            Runtime.version(),
+            loadAtStart,
+            loadAverage()));
+    System.out.println();
+    results.forEach(System.out::println);
+    return 0;
+  }
+
+  private static double loadAverage() {
+    return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+  }
+
+  private Collection<RunResult> jmh(Class<?> benchmark, String kindParam) throws RunnerException {
+    ChainedOptionsBuilder options =
+        new OptionsBuilder()
+            .include(benchmark.getName() + "\\.")
+            .forks(1)
+            .warmupIterations(warmupIterations)
+            .warmupTime(TimeValue.seconds(warmupSeconds))
+            .measurementIterations(iterations)
+            .measurementTime(TimeValue.seconds(seconds))
+            .threads(1)
+            .jvmArgsAppend("-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get());
+    if (kindParam != null) {
+      options.param("kind", kindParam);
+    }
+    for (String p : profilers) {
+      options.addProfiler(p);
+    }
+    return new Runner(options.build()).run();
+  }
+
+  private static double score(Collection<RunResult> run, String method) {
+    return run.stream()
+        .filter(r -> r.getParams().getBenchmark().endsWith("." + method))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no result for " + method))
+        .getPrimaryResult()
+        .getScore();
+  }
+
+  /** Runs every cars query on both engines and compares counts and page sort keys. */
+  private int checkAgreement() throws IOException {
+    List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
+    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    int mismatches = 0;
+    try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
+        DirectoryReader reader = DirectoryReader.open(directory)) {
+      CompositeDatabase composite = CarsData.composite(partitions);
+      IndexSearcher searcher = new IndexSearcher(reader);
+      for (CarsQueries.Spec s : specs) {
+        String d = CarsQueries.disagreement(composite, searcher, s);
+        if (d != null) {
+          if (mismatches++ < 5) {
+            LOG.warn("ours and Lucene disagree: {}", d);
+          }
+        }
+      }
+    } finally {
+      partitions.forEach(Database::close);
+    }
+    LOG.info("{} cars queries checked against Lucene, {} disagree", specs.size(), mismatches);
+    return mismatches;
+  }
+}

@@ -1,0 +1,157 @@
+package dev.mosaic.bench.transport;
+
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.RejectedFileException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+
+/**
+ * A file-backed {@link ReceivingStore} for the transport benchmark: stages beside the final name,
+ * fsyncs, verifies the trailer CRC32C written by {@link #writeSource} (a full re-read, as a real
+ * store's format verification would), renames atomically and fsyncs the directory.
+ */
+final class BenchStore implements ReceivingStore {
+  private final Path dir;
+  private final Map<Integer, Map<Integer, Long>> latest = new ConcurrentHashMap<>();
+  private final AtomicInteger published = new AtomicInteger();
+
+  BenchStore(Path dir) throws IOException {
+    this.dir = Files.createDirectories(dir);
+  }
+
+  int published() {
+    return published.get();
+  }
+
+  private Path path(PartitionFileId id) {
+    return dir.resolve("v" + id.schemaVersion())
+        .resolve(Integer.toString(id.partition()))
+        .resolve(id.version() + ".yocto");
+  }
+
+  @Override
+  public StagedFile stage(PartitionFileId id, long size) throws IOException {
+    Long held = latestVersions(id.schemaVersion()).get(id.partition());
+    if (held != null && held >= id.version()) {
+      throw new RejectedFileException(id + " is not newer than held version " + held);
+    }
+    Path target = path(id);
+    Files.createDirectories(target.getParent());
+    Path tmp = target.resolveSibling("." + id.version() + ".tmp-" + UUID.randomUUID());
+    Files.createFile(tmp);
+    return new StagedFile() {
+      private boolean done;
+
+      @Override
+      public Path path() {
+        return tmp;
+      }
+
+      @Override
+      public void publish() throws IOException {
+        try (FileChannel ch =
+            FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+          ch.force(true);
+          verifyTrailer(ch, tmp);
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+        try (FileChannel d = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+          d.force(true);
+        }
+        latest
+            .computeIfAbsent(id.schemaVersion(), s -> new ConcurrentHashMap<>())
+            .merge(id.partition(), id.version(), Math::max);
+        done = true;
+        published.incrementAndGet();
+      }
+
+      @Override
+      public void close() {
+        if (!done) {
+          try {
+            Files.deleteIfExists(tmp);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      }
+    };
+  }
+
+  @Override
+  public Optional<Path> file(PartitionFileId id) {
+    Path p = path(id);
+    return Files.exists(p) ? Optional.of(p) : Optional.empty();
+  }
+
+  @Override
+  public Map<Integer, Long> latestVersions(int schemaVersion) {
+    return Map.copyOf(latest.getOrDefault(schemaVersion, Map.of()));
+  }
+
+  static void verifyTrailer(FileChannel ch, Path file) throws IOException {
+    long size = ch.size();
+    CRC32C crc = new CRC32C();
+    ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+    long pos = 0;
+    while (pos < size - 8) {
+      buf.clear().limit((int) Math.min(buf.capacity(), size - 8 - pos));
+      int n = ch.read(buf, pos);
+      buf.flip();
+      crc.update(buf);
+      pos += n;
+    }
+    ByteBuffer trailer = ByteBuffer.allocate(8);
+    ch.read(trailer, size - 8);
+    if (size < 8 || trailer.getLong(0) != crc.getValue()) {
+      throw new RejectedFileException("corrupt file " + file + ": trailer checksum mismatch");
+    }
+  }
+
+  /** Writes {@code size} pseudo-random bytes ending in the CRC32C trailer. */
+  static Path writeSource(Path file, long size, long seed) throws IOException {
+    Files.createDirectories(file.getParent());
+    CRC32C crc = new CRC32C();
+    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      ByteBuffer buf = ByteBuffer.allocate(1 << 20);
+      long remaining = size - 8;
+      while (remaining > 0) {
+        buf.clear();
+        int n = (int) Math.min(buf.capacity(), remaining);
+        for (int i = 0; i + 8 <= n; i += 8) {
+          buf.putLong(random.nextLong());
+        }
+        while (buf.position() < n) {
+          buf.put((byte) random.nextInt());
+        }
+        buf.flip();
+        crc.update(buf.duplicate());
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        remaining -= n;
+      }
+      ch.write(ByteBuffer.allocate(8).putLong(0, crc.getValue()));
+    }
+    return file;
+  }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Transport benchmark (all in one JVM, real ZooKeeper, real loopback sockets):
+#  1. one SIZE_MB file delivered to the entry searcher of a datacenter, which relays it to PEERS
+#     peers (fsync + verification on every node), against the same file copied once with a plain
+#     socket (read, send, write, fsync) in the same run;
+#  2. PARTITIONS files of FILE_MB delivered to DCS datacenters x PER_DC searchers: seconds until
+#     every searcher holds every file, and the inter-DC copies per version from the byte counters
+#     (the sender sits in its own datacenter, so the ideal is one copy per datacenter = DCS).
+# Ends with
+#   RESULT transport ours_mbps=<> socket_mbps=<> fanout_1024_s=<seconds> inter_dc_copies_per_version=<>
+# Needs about SIZE_MB*6 + PARTITIONS*FILE_MB*(DCS*PER_DC+1) MB of free disk under WORK (27 GB by default).
+#
+# Environment knobs: SIZE_MB (1024), PEERS (3), PARTITIONS (1024), FILE_MB (2), DCS (3), PER_DC (3),
+# WORK (bench/target/transport), BENCH_OPTS (extra JVM flags).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/select-jdk.sh
+
+SIZE_MB=${SIZE_MB:-1024}
+PEERS=${PEERS:-3}
+PARTITIONS=${PARTITIONS:-1024}
+FILE_MB=${FILE_MB:-2}
+DCS=${DCS:-3}
+PER_DC=${PER_DC:-3}
+WORK=${WORK:-bench/target/transport}
+FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+
+echo "== building (bench and the modules it needs)"
+./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
+  dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+
+mkdir -p bench/target
+LOGBACK=bench/target/transport-logback.xml
+cat > "$LOGBACK" <<'XML'
+<configuration>
+  <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{20} - %msg%n</pattern></encoder>
+  </appender>
+  <logger name="dev.mosaic" level="WARN"/>
+  <root level="ERROR"><appender-ref ref="OUT"/></root>
+</configuration>
+XML
+
+echo "== running"
+# shellcheck disable=SC2086
+java $FLAGS -Xmx2g -Dlogback.configurationFile="$LOGBACK" ${BENCH_OPTS:-} -cp "$CP" dev.mosaic.bench.transport.TransportBench \
+  --work "$WORK" --size-mb "$SIZE_MB" --peers "$PEERS" --partitions "$PARTITIONS" \
+  --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
+grep '^RESULT' "${WORK%/}.log"

@@ -1,0 +1,19 @@
+package dev.mosaic.format.impl;
+
+/**
+ * A query value's comparable bytes, also as big-endian 64-bit words (zero padded) so that value
+ * sets compare eight bytes per step. Immutable.
+ */
+record Key(byte[] bytes, long[] words) {
+  static Key of(byte[] bytes) {
+    long[] words = new long[Math.max(1, (bytes.length + 7) >>> 3)];
+    for (int i = 0; i < bytes.length; i++) {
+      words[i >>> 3] |= (bytes[i] & 0xFFL) << (56 - ((i & 7) << 3));
+    }
+    return new Key(bytes, words);
+  }
+
+  int length() {
+    return bytes.length;
+  }
+}

@@ -1,0 +1,80 @@
+package dev.mosaic.indexer;
+
+import it.unimi.dsi.fastutil.ints.IntArrayList;
+import it.unimi.dsi.fastutil.ints.IntList;
+
+/**
+ * Which index partitions changed since their last rebuild, and when; hands out the ones due: quiet
+ * for the debounce, or dirty for the maximum delay, and not being rebuilt right now (a partition is
+ * never rebuilt twice at once; a change during a rebuild makes it dirty again).
+ *
+ * <p>Thread safety: all methods are synchronized.
+ */
+final class DirtyPartitions {
+  private final boolean[] dirty;
+  private final boolean[] rebuilding;
+  private final long[] firstChange;
+  private final long[] lastChange;
+  private int dirtyCount;
+  private int rebuildingCount;
+
+  DirtyPartitions(int partitions) {
+    dirty = new boolean[partitions];
+    rebuilding = new boolean[partitions];
+    firstChange = new long[partitions];
+    lastChange = new long[partitions];
+  }
+
+  synchronized void mark(int partition, long nowNanos) {
+    if (!dirty[partition]) {
+      dirty[partition] = true;
+      firstChange[partition] = nowNanos;
+      dirtyCount++;
+    }
+    lastChange[partition] = nowNanos;
+  }
+
+  synchronized void clear(int partition) {
+    if (dirty[partition]) {
+      dirty[partition] = false;
+      dirtyCount--;
+    }
+  }
+
+  /** Takes the due partitions, marking them as being rebuilt. */
+  synchronized int[] takeDue(long nowNanos, long debounceNanos, long maxDelayNanos) {
+    if (dirtyCount == 0) {
+      return new int[0];
+    }
+    IntList due = new IntArrayList();
+    for (int p = 0; p < dirty.length; p++) {
+      if (dirty[p]
+          && !rebuilding[p]
+          && (nowNanos - lastChange[p] >= debounceNanos
+              || nowNanos - firstChange[p] >= maxDelayNanos)) {
+        dirty[p] = false;
+        dirtyCount--;
+        rebuilding[p] = true;
+        rebuildingCount++;
+        due.add(p);
+      }
+    }
+    return due.toIntArray();
+  }
+
+  synchronized void rebuilt(int partition) {
+    if (rebuilding[partition]) {
+      rebuilding[partition] = false;
+      rebuildingCount--;
+    }
+  }
+
+  /** Partitions waiting for a rebuild or being rebuilt. */
+  synchronized int pending() {
+    return dirtyCount + rebuildingCount;
+  }
+
+  synchronized int dirtyCount() {
+    return dirtyCount;
+  }
+}

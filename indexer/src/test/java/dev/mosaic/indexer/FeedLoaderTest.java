@@ -1,0 +1,155 @@
+package dev.mosaic.indexer;
+
+import static dev.mosaic.indexer.KafkaTestSupport.cars;
+import static dev.mosaic.indexer.KafkaTestSupport.readAll;
+import static dev.mosaic.indexer.KafkaTestSupport.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.api.feed.FeedSnapshot;
+import dev.mosaic.api.feed.FieldValue;
+import dev.mosaic.api.feed.Offer;
+import dev.mosaic.embedded.EmbeddedKafka;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FeedLoaderTest {
+  private static final int P = 16;
+  private static final int K = 4;
+  private static EmbeddedKafka kafka;
+
+  @BeforeAll
+  static void startKafka() throws Exception {
+    kafka = EmbeddedKafka.builder().build().start();
+  }
+
+  @AfterAll
+  static void stopKafka() {
+    kafka.close();
+  }
+
+  private static FeedLoader loader(String topic, Path stateDir) throws Exception {
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, topic, K, topic + "-dlq", (short) 1);
+    }
+    return FeedLoader.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .offersTopic(topic)
+        .deadLetterTopic(topic + "-dlq")
+        .partitions(P)
+        .schema(CarsSchema.SCHEMA)
+        .stateDir(stateDir)
+        .build()
+        .start();
+  }
+
+  @Test
+  void snapshotDiffPublishesNewAndChangedOffersAndTombstonesForRemovedOnes() throws Exception {
+    List<CarOffer> cars = cars(11, 3);
+    CarOffer changed = cars.get(0);
+    CarOffer removed = cars.get(1);
+    CarOffer kept = cars.get(2);
+    try (FeedLoader loader = loader("diff", null)) {
+      FeedLoader.PublishResult first = loader.publish(snapshot(cars, 1));
+      assertThat(first.upserts()).isEqualTo(3);
+      assertThat(first.deletes()).isZero();
+
+      CarOffer newPrice = changed.toBuilder().setPriceRub(changed.getPriceRub() + 1000).build();
+      FeedLoader.PublishResult second = loader.publish(snapshot(List.of(newPrice, kept), 2));
+      assertThat(second.upserts()).isEqualTo(1);
+      assertThat(second.deletes()).isEqualTo(1);
+      assertThat(second.unchanged()).isEqualTo(1);
+      assertThat(second.rejected()).isZero();
+    }
+
+    List<ConsumerRecord<byte[], byte[]>> records = readAll(kafka, "diff", 5);
+    assertThat(records).hasSize(5);
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      int p = OfferKeys.partitionOfKey(r.key());
+      assertThat(r.partition()).as("kafka partition of index partition %d", p).isEqualTo(p % K);
+    }
+    Map<String, List<ConsumerRecord<byte[], byte[]>>> byKey =
+        records.stream()
+            .collect(Collectors.groupingBy(r -> new String(r.key(), StandardCharsets.UTF_8)));
+    String changedKey = key(changed);
+    String removedKey = key(removed);
+    assertThat(byKey.get(changedKey)).hasSize(2);
+    assertThat(Offer.parseFrom(byKey.get(changedKey).get(1).value()).getCar().getPriceRub())
+        .isEqualTo(changed.getPriceRub() + 1000);
+    assertThat(byKey.get(removedKey)).hasSize(2);
+    assertThat(byKey.get(removedKey).get(1).value()).as("tombstone").isNull();
+    assertThat(byKey.get(key(kept))).hasSize(1);
+  }
+
+  @Test
+  void offersThatDoNotFitGoToTheDeadLetterTopicWithTheReason() throws Exception {
+    List<CarOffer> cars = cars(12, 3);
+    FeedSnapshot good = snapshot(cars, 1);
+    Offer noDedupKey = good.getOffers(0).toBuilder().setDedupKey("").build();
+    Offer wrongType =
+        good.getOffers(1).toBuilder()
+            .addFields(FieldValue.newBuilder().setName("year").setStringValue("2019"))
+            .build();
+    Offer duplicate = good.getOffers(2);
+    FeedSnapshot bad =
+        good.toBuilder()
+            .clearOffers()
+            .addOffers(noDedupKey)
+            .addOffers(wrongType)
+            .addOffers(good.getOffers(2))
+            .addOffers(duplicate)
+            .build();
+    try (FeedLoader loader = loader("rejects", null)) {
+      FeedLoader.PublishResult result = loader.publish(bad);
+      assertThat(result.upserts()).isEqualTo(1);
+      assertThat(result.rejected()).isEqualTo(3);
+    }
+    List<String> reasons = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, "rejects-dlq", 3)) {
+      reasons.add(header(r, OfferTopics.REASON_HEADER));
+      assertThat(header(r, OfferTopics.STAGE_HEADER)).isEqualTo("loader");
+      assertThat(header(r, OfferTopics.SOURCE_HEADER)).startsWith("snapshot partner-001/1");
+    }
+    assertThat(reasons)
+        .anySatisfy(r -> assertThat(r).contains(cars.get(0).getOfferId()).contains("no dedup_key"))
+        .anySatisfy(r -> assertThat(r).contains("'year'").contains("string_value"))
+        .anySatisfy(r -> assertThat(r).contains("appears twice"));
+  }
+
+  @Test
+  void previousSnapshotSurvivesALoaderRestartWithAStateDirectory(@TempDir Path state)
+      throws Exception {
+    List<CarOffer> cars = cars(13, 5);
+    try (FeedLoader loader = loader("restart", state)) {
+      assertThat(loader.publish(snapshot(cars, 1)).upserts()).isEqualTo(5);
+    }
+    try (FeedLoader loader = loader("restart", state)) {
+      FeedLoader.PublishResult result = loader.publish(snapshot(cars.subList(0, 4), 2));
+      assertThat(result.upserts()).isZero();
+      assertThat(result.unchanged()).isEqualTo(4);
+      assertThat(result.deletes()).isEqualTo(1);
+    }
+  }
+
+  static String key(CarOffer car) {
+    return new String(
+        OfferKeys.recordKey(
+            OfferKeys.indexPartition(car.getDedupKey(), P), car.getPartnerId(), car.getOfferId()),
+        StandardCharsets.UTF_8);
+  }
+
+  static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+    var h = r.headers().lastHeader(name);
+    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,394 @@
+package dev.mosaic.indexer;
+
+import static dev.mosaic.indexer.KafkaTestSupport.cars;
+import static dev.mosaic.indexer.KafkaTestSupport.readAll;
+import static dev.mosaic.indexer.KafkaTestSupport.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.mosaic.api.OfferDocuments;
+import dev.mosaic.api.cars.CarOffers;
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.api.feed.Offer;
+import dev.mosaic.embedded.EmbeddedKafka;
+import dev.mosaic.embedded.EmbeddedZooKeeper;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.FieldRole;
+import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Schema;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Query;
+import dev.mosaic.transport.PartitionFileId;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Indexer nodes on a real KRaft broker and a real ZooKeeper, shared by the tests of this class. */
+class IndexerNodeTest {
+  private static final int P = 16;
+  private static final int K = 4;
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static EmbeddedKafka kafka;
+  private static EmbeddedZooKeeper zk;
+  private static CuratorFramework curator;
+  private static final AtomicInteger RUN = new AtomicInteger();
+
+  @TempDir Path dir;
+  private String topic;
+  private IndexManifest manifest;
+  private FeedLoader loader;
+  private final List<IndexerNode> nodes = new ArrayList<>();
+
+  @BeforeAll
+  static void startServers() throws Exception {
+    zk = EmbeddedZooKeeper.builder().build().start();
+    kafka = EmbeddedKafka.builder().build().start();
+    curator =
+        CuratorFrameworkFactory.newClient(zk.connectString(), new ExponentialBackoffRetry(100, 5));
+    curator.start();
+  }
+
+  @AfterAll
+  static void stopServers() throws Exception {
+    curator.close();
+    kafka.close();
+    zk.close();
+  }
+
+  @BeforeEach
+  void createTopics(TestInfo info) throws Exception {
+    topic = "offers-" + RUN.incrementAndGet();
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, topic, K, topic + "-dlq", (short) 1);
+    }
+    manifest = new ZooKeeperIndexManifest(curator, "/manifest/" + topic);
+    loader =
+        FeedLoader.builder()
+            .bootstrapServers(kafka.bootstrapServers())
+            .offersTopic(topic)
+            .deadLetterTopic(topic + "-dlq")
+            .partitions(P)
+            .schema(CarsSchema.SCHEMA)
+            .build()
+            .start();
+  }
+
+  @AfterEach
+  void closeAll() {
+    nodes.forEach(IndexerNode::close);
+    loader.close();
+  }
+
+  private IndexerNode startNode(String name, DirectoryPartitionSender sender) throws Exception {
+    IndexerNode node =
+        IndexerNode.builder()
+            .bootstrapServers(kafka.bootstrapServers())
+            .offersTopic(topic)
+            .deadLetterTopic(topic + "-dlq")
+            .groupId(topic + "-indexers")
+            .partitions(P)
+            .schema(CarsSchema.SCHEMA)
+            .outputDir(dir.resolve(name))
+            .sender(sender)
+            .manifest(manifest)
+            .debounce(Duration.ofMillis(200))
+            .maxDelay(Duration.ofSeconds(2))
+            .rebuildThreads(2)
+            .build()
+            .start();
+    nodes.add(node);
+    return node;
+  }
+
+  private static int partitionOf(CarOffer car) {
+    return OfferKeys.indexPartition(car.getDedupKey(), P);
+  }
+
+  /** Three offers in three different partitions, and the rest. */
+  private static List<CarOffer> carsWithThreeDistinctPartitionsFirst(long seed) {
+    List<CarOffer> all = new ArrayList<>(cars(seed, 40));
+    List<CarOffer> picked = new ArrayList<>();
+    Set<Integer> used = new HashSet<>();
+    for (CarOffer c : List.copyOf(all)) {
+      if (picked.size() < 3 && used.add(partitionOf(c))) {
+        picked.add(c);
+        all.remove(c);
+      }
+    }
+    picked.addAll(all);
+    return picked;
+  }
+
+  private long version(int partition) throws Exception {
+    return manifest.latest(CarsSchema.VERSION, partition).map(e -> e.id().version()).orElse(-1L);
+  }
+
+  private Map<Integer, Long> versions() throws Exception {
+    Map<Integer, Long> v = new HashMap<>();
+    for (int p = 0; p < P; p++) {
+      v.put(p, version(p));
+    }
+    return v;
+  }
+
+  private static Set<Integer> partitionsDeliveredAfter(DirectoryPartitionSender sender, int from) {
+    return sender.delivered().subList(from, sender.delivered().size()).stream()
+        .map(PartitionFileId::partition)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  private static long count(Path file, Condition condition) throws Exception {
+    try (Database db = Database.open(file, true)) {
+      return db.count(Query.where(condition));
+    }
+  }
+
+  @Test
+  void newSnapshotRebuildsExactlyThePartitionsOfChangedAndRemovedOffers() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(21);
+    CarOffer changed = cars.get(0);
+    CarOffer removed = cars.get(1);
+    CarOffer kept = cars.get(2);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender);
+    await().atMost(WAIT).until(node::isIdle);
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    assertThat(partitionsDeliveredAfter(sender, 0)).isEqualTo(new TreeSet<>(nonEmpty));
+    Map<Integer, Long> before = versions();
+    int delivered = sender.delivered().size();
+
+    List<CarOffer> next = new ArrayList<>(cars);
+    next.set(0, changed.toBuilder().setPriceRub(changed.getPriceRub() + 12_345).build());
+    next.remove(removed);
+    loader.publish(snapshot(next, 2));
+
+    int pChanged = partitionOf(changed);
+    int pRemoved = partitionOf(removed);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                version(pChanged) > before.get(pChanged)
+                    && version(pRemoved) > before.get(pRemoved));
+    await().atMost(WAIT).until(node::isIdle);
+
+    assertThat(partitionsDeliveredAfter(sender, delivered))
+        .containsExactlyInAnyOrder(pChanged, pRemoved);
+    Map<Integer, Long> after = versions();
+    for (int p = 0; p < P; p++) {
+      if (p != pChanged && p != pRemoved) {
+        assertThat(after.get(p))
+            .as("version of untouched partition %d", p)
+            .isEqualTo(before.get(p));
+      }
+    }
+    assertThat(after.get(partitionOf(kept))).isEqualTo(before.get(partitionOf(kept)));
+
+    Path removedFile =
+        sender.path(new PartitionFileId(CarsSchema.VERSION, pRemoved, after.get(pRemoved)));
+    assertThat(count(removedFile, Condition.eq(CarsSchema.OFFER_ID, removed.getOfferId())))
+        .isZero();
+    long othersInRemovedPartition = next.stream().filter(c -> partitionOf(c) == pRemoved).count();
+    assertThat(count(removedFile, Condition.all())).isEqualTo(othersInRemovedPartition);
+    Path changedFile =
+        sender.path(new PartitionFileId(CarsSchema.VERSION, pChanged, after.get(pChanged)));
+    assertThat(
+            count(
+                changedFile,
+                Condition.and(
+                    Condition.eq(CarsSchema.OFFER_ID, changed.getOfferId()),
+                    Condition.eq(CarsSchema.PRICE, changed.getPriceRub() + 12_345))))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void restartedIndexerRestoresItsStateAndVersionsKeepGoingUp() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(22);
+    loader.publish(snapshot(cars, 1));
+    IndexerNode first = startNode("first", new DirectoryPartitionSender(dir.resolve("dc1")));
+    await().atMost(WAIT).until(first::isIdle);
+    Map<Integer, Long> before = versions();
+    first.close();
+
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc2"));
+    IndexerNode second = startNode("second", sender);
+    await().atMost(WAIT).until(second::isIdle);
+    assertThat(second.offerCount()).isEqualTo(cars.size());
+    assertThat(sender.delivered())
+        .as("restored partitions match the manifest: no rebuild")
+        .isEmpty();
+
+    CarOffer changed = cars.get(0);
+    int p = partitionOf(changed);
+    List<CarOffer> next = new ArrayList<>(cars);
+    next.set(0, changed.toBuilder().setMileageKm(changed.getMileageKm() + 500).build());
+    loader.publish(snapshot(next, 2));
+    await().atMost(WAIT).until(() -> version(p) > before.get(p));
+    await().atMost(WAIT).until(second::isIdle);
+    assertThat(partitionsDeliveredAfter(sender, 0)).containsExactly(p);
+    Path file = sender.path(sender.delivered().getLast());
+    long inPartition = cars.stream().filter(c -> partitionOf(c) == p).count();
+    assertThat(count(file, Condition.all()))
+        .as("the rebuilt file holds the restored offers too")
+        .isEqualTo(inPartition);
+  }
+
+  @Test
+  void whenOneOfTwoIndexersIsKilledTheOtherTakesOverAndKeepsRebuilding() throws Exception {
+    List<CarOffer> cars = cars(23, 60);
+    loader.publish(snapshot(cars, 1));
+    IndexerNode a = startNode("a", new DirectoryPartitionSender(dir.resolve("dc-a")));
+    DirectoryPartitionSender senderB = new DirectoryPartitionSender(dir.resolve("dc-b"));
+    IndexerNode b = startNode("b", senderB);
+    Set<Integer> all = IntStream.range(0, P).boxed().collect(Collectors.toSet());
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Set<Integer> union = new HashSet<>(a.ownedPartitions());
+              union.addAll(b.ownedPartitions());
+              return a.isIdle()
+                  && b.isIdle()
+                  && union.equals(all)
+                  && a.ownedPartitions().size() + b.ownedPartitions().size() == P;
+            });
+    Set<Integer> ofA = Set.copyOf(a.ownedPartitions());
+    CarOffer moved =
+        cars.stream().filter(c -> ofA.contains(partitionOf(c))).findFirst().orElseThrow();
+    int p = partitionOf(moved);
+    long before = version(p);
+    assertThat(before).isPositive();
+
+    a.close(); // the node goes away; its partitions move to b
+    await().atMost(WAIT).until(() -> b.ownedPartitions().equals(all) && b.isIdle());
+
+    List<CarOffer> next = new ArrayList<>(cars);
+    next.set(cars.indexOf(moved), moved.toBuilder().setPriceRub(moved.getPriceRub() - 1).build());
+    int delivered = senderB.delivered().size();
+    loader.publish(snapshot(next, 2));
+    await().atMost(WAIT).until(() -> version(p) > before);
+    await().atMost(WAIT).until(b::isIdle);
+    assertThat(partitionsDeliveredAfter(senderB, delivered)).containsExactly(p);
+    long inPartition = cars.stream().filter(c -> partitionOf(c) == p).count();
+    assertThat(count(senderB.path(senderB.delivered().getLast()), Condition.all()))
+        .isEqualTo(inPartition);
+  }
+
+  @Test
+  void malformedMessagesLandInTheDeadLetterTopicWithAReasonAndTheIndexerKeepsGoing()
+      throws Exception {
+    List<CarOffer> cars = cars(24, 3);
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender);
+    await().atMost(WAIT).until(() -> node.ownedPartitions().size() == P && !node.isRestoring());
+
+    CarOffer car = cars.get(0);
+    int p = partitionOf(car);
+    Offer offer = CarOffers.toOffer(car, 1L);
+    byte[] goodKey = OfferKeys.recordKey(p, car.getPartnerId(), car.getOfferId());
+    Offer noDedupKey = offer.toBuilder().setDedupKey("").build();
+    Offer wrongType =
+        offer.toBuilder()
+            .addFields(OfferDocuments.fieldValue(CarsSchema.YEAR, FieldType.LONG, 2019L))
+            .build();
+    int otherPartition = (p + 1) % P;
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      send(
+          producer, p, "no-partition-prefix".getBytes(StandardCharsets.UTF_8), offer.toByteArray());
+      send(producer, p, goodKey, new byte[] {(byte) 0xff, 0x01, 0x02});
+      send(producer, p, goodKey, noDedupKey.toByteArray());
+      send(producer, p, goodKey, wrongType.toByteArray());
+      send(
+          producer,
+          otherPartition,
+          OfferKeys.recordKey(otherPartition, car.getPartnerId(), car.getOfferId()),
+          offer.toByteArray());
+    }
+    List<String> reasons =
+        readAll(kafka, topic + "-dlq", 5).stream()
+            .peek(
+                r ->
+                    assertThat(FeedLoaderTest.header(r, OfferTopics.STAGE_HEADER))
+                        .isEqualTo("indexer"))
+            .map(r -> FeedLoaderTest.header(r, OfferTopics.REASON_HEADER))
+            .toList();
+    assertThat(reasons)
+        .hasSize(5)
+        .anySatisfy(r -> assertThat(r).contains("does not start with '<index partition>|'"))
+        .anySatisfy(r -> assertThat(r).contains("not a mosaic.feed.v1.Offer"))
+        .anySatisfy(r -> assertThat(r).contains(car.getOfferId()).contains("no dedup_key"))
+        .anySatisfy(r -> assertThat(r).contains("'year'").contains("long_value"))
+        .anySatisfy(r -> assertThat(r).contains("keyed to index partition " + otherPartition));
+    List<ConsumerRecord<byte[], byte[]>> dlq = readAll(kafka, topic + "-dlq", 5);
+    assertThat(FeedLoaderTest.header(dlq.get(0), OfferTopics.SOURCE_HEADER))
+        .startsWith(topic + "/");
+
+    loader.publish(snapshot(cars, 1));
+    await().atMost(WAIT).until(() -> version(p) > 0 && node.isIdle());
+    Path file = sender.path(new PartitionFileId(CarsSchema.VERSION, p, version(p)));
+    assertThat(count(file, Condition.eq(CarsSchema.OFFER_ID, car.getOfferId()))).isEqualTo(1);
+  }
+
+  @Test
+  void newSchemaVersionRebuildsEveryPartitionUnderIt() throws Exception {
+    List<CarOffer> cars = cars(25, 30);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender);
+    await().atMost(WAIT).until(node::isIdle);
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    int delivered = sender.delivered().size();
+
+    Schema.Builder v2 =
+        Schema.builder().version(CarsSchema.VERSION + 1).payloadType(CarsSchema.PAYLOAD_TYPE);
+    CarsSchema.SCHEMA.fields().forEach(f -> v2.field(f.name(), f.type(), f.role()));
+    v2.field("extra", FieldType.STRING, FieldRole.FILTERABLE);
+    node.useSchema(v2.build());
+    await()
+        .atMost(WAIT)
+        .until(() -> sender.delivered().size() - delivered == nonEmpty.size() && node.isIdle());
+    assertThat(sender.delivered().subList(delivered, sender.delivered().size()))
+        .allSatisfy(id -> assertThat(id.schemaVersion()).isEqualTo(CarsSchema.VERSION + 1))
+        .extracting(PartitionFileId::partition)
+        .containsExactlyInAnyOrderElementsOf(nonEmpty);
+  }
+
+  private void send(
+      KafkaProducer<byte[], byte[]> producer, int indexPartition, byte[] key, byte[] value)
+      throws Exception {
+    producer
+        .send(new ProducerRecord<>(topic, OfferKeys.kafkaPartition(indexPartition, K), key, value))
+        .get(30, TimeUnit.SECONDS);
+  }
+}

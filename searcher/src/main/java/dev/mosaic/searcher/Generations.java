@@ -1,0 +1,672 @@
+package dev.mosaic.searcher;
+
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.Schema;
+import dev.mosaic.transport.PartitionFileId;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the current {@link Generation} of a {@link PartitionStore}'s files and swaps in the next
+ * one when the store changes, in the manner of Lucene's {@code ReferenceManager}: queries {@link
+ * #acquire()} the current generation and release it by closing it; a reopen builds the next
+ * generation (reusing every partition that is already mapped), swaps it in atomically and drops the
+ * searcher's own reference to the previous one. A partition's memory is unmapped (its {@link
+ * java.lang.foreign.Arena} closed) only once no generation that uses it is held by anyone: phased
+ * unmapping, made safe by FFM (a mistake surfaces as an {@link IllegalStateException}, never as a
+ * crash). Unmapped files are handed back to the store, which deletes those beyond retention.
+ *
+ * <p>Reopens run on one maintenance thread: on every store event (coalesced), on a periodic safety
+ * scan ({@link PartitionStore#rescan()} then reopen), and on {@link #reopen()}. Queries never wait
+ * for a reopen and a reopen never waits for queries. Arena closes (each one a handshake with every
+ * thread) run on a separate unmapper thread, never on a query thread, and never delay a reopen.
+ *
+ * <p>Partitions mapped by the same reopen share arenas of up to {@link Builder#arenaGroupSize(int)}
+ * partitions, as Lucene's {@code RefCountedSharedArena} groups files: fewer handshakes when many
+ * partitions change at once, at the price of keeping a retired partition mapped until the rest of
+ * its group retires too.
+ *
+ * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
+ *
+ * <p>Thread safety: safe for concurrent use. NOTE: a generation that is acquired and never released
+ * keeps its partitions mapped forever; {@link #openGenerations()} shows it.
+ */
+public final class Generations implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(Generations.class);
+
+  private enum State {
+    LATENT,
+    STARTED,
+    CLOSED
+  }
+
+  private final PartitionStore store;
+  private volatile Integer configuredSchemaVersion;
+  private final Duration scanInterval;
+  private final int arenaGroupSize;
+  private final Clock clock;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final AtomicReference<Generation> current = new AtomicReference<>();
+  private final AtomicBoolean reopenPending = new AtomicBoolean();
+  private final ScheduledExecutorService maintenance;
+  private final StoreListener listener = (schemaVersion, partition) -> requestReopen();
+
+  private final ExecutorService unmapper;
+  // Bookkeeping of mapped partitions and arenas, guarded by "books" (reopen and retire take it).
+  private final Object books = new Object();
+  private final Map<PartitionFileId, MappedPartition> mapped = new HashMap<>();
+  private long nextGenerationId = 1;
+  private volatile int schemaVersion = -1;
+
+  private final AtomicLong openGenerations = new AtomicLong();
+  private final AtomicLong mappedPartitions = new AtomicLong();
+  private final AtomicLong mappedBytes = new AtomicLong();
+  private final AtomicLong liveArenas = new AtomicLong();
+  private final Timer reopenTimer;
+  private final Timer unmapTimer;
+  private final Counter reopenFailures;
+
+  private Generations(Builder b) {
+    this.store = b.store;
+    this.configuredSchemaVersion = b.schemaVersion;
+    this.scanInterval = b.scanInterval;
+    this.arenaGroupSize = b.arenaGroupSize;
+    this.clock = b.clock;
+    this.maintenance =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "mosaic-generations");
+              t.setDaemon(true);
+              return t;
+            });
+    this.unmapper =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "mosaic-unmapper");
+              t.setDaemon(true);
+              return t;
+            });
+    MeterRegistry registry = b.registry;
+    this.reopenTimer =
+        Timer.builder("mosaic.searcher.reopen")
+            .description("Reopens that built a new generation, and how long each took")
+            .publishPercentileHistogram()
+            .register(registry);
+    this.unmapTimer =
+        Timer.builder("mosaic.searcher.unmap")
+            .description("Arena closes (unmapping retired partitions), and how long each took")
+            .publishPercentileHistogram()
+            .register(registry);
+    this.reopenFailures =
+        Counter.builder("mosaic.searcher.reopen.failures")
+            .description("Reopens that failed; the previous generation kept serving")
+            .register(registry);
+    Gauge.builder("mosaic.searcher.generations.open", openGenerations, AtomicLong::get)
+        .description("Generations not yet retired (current plus those still held by queries)")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.partitions.mapped", mappedPartitions, AtomicLong::get)
+        .description("Partition files currently mapped")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.mapped.bytes", mappedBytes, AtomicLong::get)
+        .description("Bytes of partition files currently mapped")
+        .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.arenas", liveArenas, AtomicLong::get)
+        .description("Shared arenas currently open")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.generation.age", this, g -> g.currentAgeSeconds())
+        .description("Seconds since the current generation was opened")
+        .baseUnit("seconds")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.generation.id", this, g -> g.currentId())
+        .description("Id of the current generation")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.partitions.serving", this, g -> g.currentPartitions())
+        .description("Partitions in the current generation")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.store.files", store, PartitionStore::fileCount)
+        .description("Partition files (all versions) held by the store")
+        .register(registry);
+  }
+
+  /** A builder over a started store. */
+  public static Builder builder(PartitionStore store) {
+    return new Builder(store);
+  }
+
+  /**
+   * Opens the first generation from what the store holds (when it holds anything), subscribes to
+   * the store and starts the periodic safety scan.
+   *
+   * @throws IllegalStateException when not LATENT
+   */
+  public void start() {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("generations are " + state.get() + ", cannot start");
+    }
+    store.addListener(listener);
+    reopen().join();
+    long period = scanInterval.toMillis();
+    if (period > 0) {
+      maintenance.scheduleWithFixedDelay(this::safetyScan, period, period, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * The current generation, with one more reference: close it when done (try-with-resources). Never
+   * blocks.
+   *
+   * @throws IllegalStateException when no generation is open yet (nothing to serve) or closed
+   */
+  public Generation acquire() {
+    while (true) {
+      Generation g = current.get();
+      if (g == null) {
+        throw new IllegalStateException(
+            state.get() == State.CLOSED
+                ? "the searcher is closed"
+                : "no generation is open yet: the store holds no partition of the served schema version");
+      }
+      if (g.tryIncRef()) {
+        return g;
+      }
+      // retired between the read and the increment: a newer one is current now
+    }
+  }
+
+  /** True once a generation is open (ready to serve). */
+  public boolean isReady() {
+    return current.get() != null;
+  }
+
+  /**
+   * Runs a reopen on the maintenance thread: rebuilds the generation if the store's serving files
+   * differ from the current generation's.
+   *
+   * @return completes with the current generation's id after the reopen (-1 when none), or
+   *     exceptionally when the reopen failed (the previous generation keeps serving)
+   */
+  public CompletableFuture<Long> reopen() {
+    CompletableFuture<Long> result = new CompletableFuture<>();
+    try {
+      maintenance.execute(
+          () -> {
+            try {
+              result.complete(doReopen());
+            } catch (RuntimeException | Error e) {
+              result.completeExceptionally(e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("generations are closed", e));
+    }
+    return result;
+  }
+
+  /** The schema version served, or empty before the first generation when not configured. */
+  public OptionalInt schemaVersion() {
+    int v = schemaVersion;
+    return v < 0 ? OptionalInt.empty() : OptionalInt.of(v);
+  }
+
+  /**
+   * Serves another schema version from now on (rolling a schema change out, or back): the next
+   * generation is built from that schema version's files only, and queries see the switch
+   * atomically. NOTE: partitions the store does not hold under that schema version are simply
+   * absent; switch once every partition has arrived.
+   *
+   * @return completes with the new generation's id, or exceptionally when the store holds no file
+   *     of that schema version (the current generation keeps serving)
+   */
+  public CompletableFuture<Long> switchSchemaVersion(int schemaVersion) {
+    if (store.servingFiles(schemaVersion).isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException(
+              "the store holds no partition of schema version "
+                  + schemaVersion
+                  + "; held schema versions: "
+                  + store.schemaVersions()));
+    }
+    CompletableFuture<Long> result = new CompletableFuture<>();
+    try {
+      maintenance.execute(
+          () -> {
+            try {
+              configuredSchemaVersion = schemaVersion;
+              this.schemaVersion = schemaVersion;
+              result.complete(doReopen());
+              LOG.info("now serving schema version {}", schemaVersion);
+            } catch (RuntimeException | Error e) {
+              result.completeExceptionally(e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("generations are closed", e));
+    }
+    return result;
+  }
+
+  /** The store this serves. */
+  public PartitionStore store() {
+    return store;
+  }
+
+  /** Generations not yet retired: the current one plus older ones still held. */
+  public long openGenerations() {
+    return openGenerations.get();
+  }
+
+  /** Partition files currently mapped (by current or held generations, or awaiting their group). */
+  public long mappedPartitions() {
+    return mappedPartitions.get();
+  }
+
+  /** Bytes of partition files currently mapped. */
+  public long mappedBytes() {
+    return mappedBytes.get();
+  }
+
+  /** Shared arenas currently open. */
+  public long openArenas() {
+    return liveArenas.get();
+  }
+
+  /** Reopens that built a new generation so far. */
+  public long reopenCount() {
+    return reopenTimer.count();
+  }
+
+  /** Total time spent in reopens that built a generation. */
+  public Duration reopenTime() {
+    return Duration.ofNanos((long) reopenTimer.totalTime(TimeUnit.NANOSECONDS));
+  }
+
+  /** Arena closes so far, and their total time. */
+  public long unmapCount() {
+    return unmapTimer.count();
+  }
+
+  /** Total time spent closing arenas. */
+  public Duration unmapTime() {
+    return Duration.ofNanos((long) unmapTimer.totalTime(TimeUnit.NANOSECONDS));
+  }
+
+  /**
+   * Stops reopening and drops the searcher's reference to the current generation; partitions are
+   * unmapped once every holder released its generation. Idempotent.
+   */
+  @Override
+  public void close() {
+    if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+      return;
+    }
+    store.removeListener(listener);
+    maintenance.shutdown();
+    try {
+      if (!maintenance.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("maintenance thread did not stop within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Generation g = current.getAndSet(null);
+    if (g != null) {
+      g.decRef();
+    }
+    unmapper.shutdown();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private void requestReopen() {
+    if (reopenPending.compareAndSet(false, true)) {
+      try {
+        maintenance.execute(
+            () -> {
+              reopenPending.set(false);
+              try {
+                doReopen();
+              } catch (RuntimeException e) {
+                LOG.error("reopen failed; the previous generation keeps serving", e);
+              }
+            });
+      } catch (RejectedExecutionException e) {
+        reopenPending.set(false);
+      }
+    }
+  }
+
+  private void safetyScan() {
+    try {
+      store.rescan();
+      doReopen();
+    } catch (IOException | RuntimeException e) {
+      LOG.error("periodic store scan failed; the previous generation keeps serving", e);
+    }
+  }
+
+  private double currentAgeSeconds() {
+    Generation g = current.get();
+    return g == null
+        ? Double.NaN
+        : Duration.between(g.createdAt(), clock.instant()).toNanos() / 1e9;
+  }
+
+  private double currentId() {
+    Generation g = current.get();
+    return g == null ? Double.NaN : g.id();
+  }
+
+  private double currentPartitions() {
+    Generation g = current.get();
+    return g == null ? 0 : g.mappedPartitions().size();
+  }
+
+  /** Builds and swaps in the next generation when something changed. Maintenance thread only. */
+  private long doReopen() {
+    if (state.get() == State.CLOSED) {
+      throw new IllegalStateException("generations are closed");
+    }
+    long start = System.nanoTime();
+    try {
+      synchronized (books) {
+        return buildNext(start);
+      }
+    } catch (RuntimeException e) {
+      reopenFailures.increment();
+      throw e;
+    }
+  }
+
+  private long buildNext(long start) {
+    Generation cur = current.get();
+    int sv = schemaVersion;
+    if (sv < 0) {
+      if (configuredSchemaVersion != null) {
+        sv = configuredSchemaVersion;
+      } else {
+        List<Integer> held = store.schemaVersions();
+        if (held.isEmpty()) {
+          return -1;
+        }
+        sv = held.get(held.size() - 1);
+      }
+    }
+    NavigableMap<Integer, StoredFile> want = store.servingFiles(sv);
+    if (want.isEmpty()) {
+      if (cur != null) {
+        LOG.warn(
+            "the store holds no partition of schema version {}; generation {} keeps serving",
+            sv,
+            cur.id());
+      }
+      return cur == null ? -1 : cur.id();
+    }
+    if (cur != null && sameFiles(cur.mappedPartitions(), want)) {
+      return cur.id();
+    }
+    Schema schema =
+        cur != null && cur.database().schema().version() == sv
+            ? cur.database().schema()
+            : want.firstEntry().getValue().schema();
+    SortedMap<Integer, MappedPartition> next = new TreeMap<>();
+    List<MappedPartition> fresh = new ArrayList<>();
+    SharedArena arena = null;
+    List<SharedArena> arenas = new ArrayList<>();
+    try {
+      for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
+        int p = e.getKey();
+        StoredFile f = e.getValue();
+        MappedPartition old = cur == null ? null : cur.mappedPartitions().get(p);
+        MappedPartition reuse = mapped.get(f.id());
+        if (reuse != null) {
+          next.put(p, reuse);
+          continue;
+        }
+        if (!f.schema().equals(schema)) {
+          LOG.error(
+              "{} has schema {} but generation schema is {}; keeping the previous version of partition {}",
+              f.id(),
+              f.schema(),
+              schema,
+              p);
+          if (old != null) {
+            next.put(p, old);
+          }
+          continue;
+        }
+        if (arena == null || arena.fileCount() >= arenaGroupSize) {
+          arena = new SharedArena();
+          arenas.add(arena);
+          liveArenas.incrementAndGet();
+        }
+        MappedPartition m = map(f, arena);
+        if (m == null) {
+          if (old != null) {
+            next.put(p, old);
+          }
+          continue;
+        }
+        fresh.add(m);
+        next.put(p, m);
+      }
+    } catch (RuntimeException e) {
+      // undo what this attempt mapped
+      for (MappedPartition m : fresh) {
+        mapped.remove(m.file().id());
+      }
+      for (SharedArena a : arenas) {
+        closeArena(a);
+      }
+      throw e;
+    }
+    for (SharedArena a : arenas) {
+      if (a.empty()) {
+        closeArena(a);
+      }
+    }
+    if (next.isEmpty()) {
+      return cur == null ? -1 : cur.id();
+    }
+    CompositeDatabase composite =
+        CompositeDatabase.of(
+            schema, next.values().stream().map(MappedPartition::database).toList());
+    Generation g = new Generation(nextGenerationId++, composite, next, clock.instant(), this);
+    for (MappedPartition m : next.values()) {
+      m.incGenerations();
+    }
+    openGenerations.incrementAndGet();
+    schemaVersion = sv;
+    current.set(g);
+    if (cur != null) {
+      cur.decRef();
+    }
+    long took = System.nanoTime() - start;
+    reopenTimer.record(took, TimeUnit.NANOSECONDS);
+    LOG.debug(
+        "generation {} open: {} partitions ({} newly mapped) in {} µs",
+        g.id(),
+        next.size(),
+        fresh.size(),
+        took / 1000);
+    return g.id();
+  }
+
+  private static boolean sameFiles(
+      SortedMap<Integer, MappedPartition> have, NavigableMap<Integer, StoredFile> want) {
+    if (have.size() != want.size()) {
+      return false;
+    }
+    for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
+      MappedPartition m = have.get(e.getKey());
+      if (m == null || !m.file().id().equals(e.getValue().id())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private MappedPartition map(StoredFile f, SharedArena arena) {
+    try {
+      store.retain(f.id());
+    } catch (IllegalArgumentException e) {
+      LOG.warn("{} left the store before it could be mapped", f.id());
+      return null;
+    }
+    Database db;
+    try {
+      db = Database.map(f.path(), arena.arena(), false);
+    } catch (IOException | RuntimeException e) {
+      LOG.error(
+          "cannot map {} ({}); the partition keeps its previous version", f.id(), f.path(), e);
+      store.release(f.id());
+      return null;
+    }
+    arena.added(f);
+    MappedPartition m = new MappedPartition(f, db, arena);
+    mapped.put(f.id(), m);
+    mappedPartitions.incrementAndGet();
+    mappedBytes.addAndGet(f.sizeInBytes());
+    return m;
+  }
+
+  /** Called by a generation whose last reference was released. */
+  void retire(Generation g) {
+    try {
+      unmapper.execute(() -> doRetire(g));
+    } catch (RejectedExecutionException e) {
+      doRetire(g); // closed: the last holders retire inline
+    }
+  }
+
+  private void doRetire(Generation g) {
+    List<SharedArena> unused = new ArrayList<>();
+    synchronized (books) {
+      openGenerations.decrementAndGet();
+      for (MappedPartition m : g.mappedPartitions().values()) {
+        if (m.decGenerations()) {
+          mapped.remove(m.file().id());
+          if (m.arena().retired()) {
+            unused.add(m.arena());
+          }
+        }
+      }
+    }
+    for (SharedArena a : unused) {
+      closeArena(a);
+    }
+  }
+
+  private void closeArena(SharedArena a) {
+    long t0 = System.nanoTime();
+    a.close();
+    if (!a.empty()) {
+      unmapTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    }
+    liveArenas.decrementAndGet();
+    mappedPartitions.addAndGet(-a.fileCount());
+    mappedBytes.addAndGet(-a.bytes());
+    for (PartitionFileId id : a.files()) {
+      try {
+        store.release(id);
+      } catch (RuntimeException e) {
+        LOG.error("releasing {} to the store failed", id, e);
+      }
+    }
+  }
+
+  /** Configures {@link Generations}. Not thread safe. */
+  public static final class Builder {
+    private final PartitionStore store;
+    private Integer schemaVersion;
+    private Duration scanInterval = Duration.ofSeconds(10);
+    private int arenaGroupSize = 1;
+    private MeterRegistry registry = new SimpleMeterRegistry();
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(PartitionStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /**
+     * The schema version to serve. Default: the newest schema version the store holds when the
+     * first generation opens; it then stays fixed.
+     */
+    public Builder schemaVersion(int schemaVersion) {
+      if (schemaVersion < 0) {
+        throw new IllegalArgumentException("schemaVersion must be >= 0, got " + schemaVersion);
+      }
+      this.schemaVersion = schemaVersion;
+      return this;
+    }
+
+    /**
+     * How often to rescan the store's directory and reopen as a safety net (default 10 s; zero
+     * disables it). Store events trigger reopens immediately regardless.
+     */
+    public Builder scanInterval(Duration scanInterval) {
+      if (scanInterval.isNegative()) {
+        throw new IllegalArgumentException("scanInterval must not be negative: " + scanInterval);
+      }
+      this.scanInterval = scanInterval;
+      return this;
+    }
+
+    /**
+     * How many partitions mapped by one reopen may share one arena (default 1: every partition is
+     * unmapped as soon as it retires).
+     */
+    public Builder arenaGroupSize(int arenaGroupSize) {
+      if (arenaGroupSize < 1) {
+        throw new IllegalArgumentException("arenaGroupSize must be >= 1, got " + arenaGroupSize);
+      }
+      this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /** Where to register the meters (default: a private simple registry). */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+      return this;
+    }
+
+    /** The clock for generation ages (default UTC system clock). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The generations, LATENT until {@link Generations#start()}. */
+    public Generations build() {
+      return new Generations(this);
+    }
+  }
+}

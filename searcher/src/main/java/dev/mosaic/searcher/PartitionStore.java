@@ -1,0 +1,857 @@
+package dev.mosaic.searcher;
+
+import dev.mosaic.format.CorruptDatabaseException;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.Schema;
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.RejectedFileException;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntPredicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The searcher's local store of partition files.
+ *
+ * <p>Layout: {@code root/v{schemaVersion}/{partition}/{version}.mosaic}, schema version first so a
+ * schema change can be rolled out and rolled back side by side. A file being received lives under a
+ * temporary name {@code {version}.mosaic.{nonce}.tmp} in its final directory and becomes visible
+ * only by an atomic rename after it was fsynced and verified (structure and checksum) with the
+ * format's reader; the directory is fsynced after the rename. A pin (rollback to an older version)
+ * is the file {@code root/v{schemaVersion}/{partition}/pinned} holding the version, so it survives
+ * restarts. Files that fail verification on start are renamed to {@code *.corrupt} and never
+ * served.
+ *
+ * <p>Retention: the newest {@link Builder#keepVersions(int) K} versions of each partition are kept
+ * (default 2), plus a pinned version, plus any version still {@link #retain retained} by a reader
+ * (the generations retain every file they map until it is unmapped). Everything else is deleted.
+ *
+ * <p>Lifecycle: LATENT → {@link #start()} (scan, verify, clean up) → STARTED → {@link #close()} →
+ * CLOSED.
+ *
+ * <p>Thread safety: safe for concurrent use. Verification, fsync and checksums run outside the
+ * store's lock; only the bookkeeping is serialized. NOTE: listeners run on the publishing thread.
+ */
+public final class PartitionStore implements ReceivingStore, Closeable {
+  /** Extension of published partition files. */
+  public static final String EXTENSION = ".mosaic";
+
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionStore.class);
+  private static final Pattern SCHEMA_DIR = Pattern.compile("v(\\d+)");
+  private static final Pattern PARTITION_DIR = Pattern.compile("\\d+");
+  private static final Pattern PUBLISHED = Pattern.compile("(\\d+)\\.mosaic");
+  private static final String TEMP_SUFFIX = ".tmp";
+  private static final String CORRUPT_SUFFIX = ".corrupt";
+  private static final String PIN_FILE = "pinned";
+
+  private enum State {
+    LATENT,
+    STARTED,
+    CLOSED
+  }
+
+  private final Path root;
+  private final int keepVersions;
+  private final IntPredicate acceptedSchemaVersions;
+  private final boolean verifyOnStart;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final List<StoreListener> listeners = new CopyOnWriteArrayList<>();
+
+  // Guarded by "this".
+  private final Map<Integer, SchemaFiles> schemas = new HashMap<>();
+  private final Set<PartitionFileId> receiving = new HashSet<>();
+  private final Map<PartitionFileId, Integer> retained = new HashMap<>();
+
+  private PartitionStore(Builder b) {
+    this.root = b.root;
+    this.keepVersions = b.keepVersions;
+    this.acceptedSchemaVersions = b.acceptedSchemaVersions;
+    this.verifyOnStart = b.verifyOnStart;
+  }
+
+  /** A builder of a store rooted at {@code root} (created on start when missing). */
+  public static Builder builder(Path root) {
+    return new Builder(root);
+  }
+
+  /** The root directory. */
+  public Path root() {
+    return root;
+  }
+
+  /** How many newest versions of each partition are kept. */
+  public int keepVersions() {
+    return keepVersions;
+  }
+
+  /**
+   * Scans the root: deletes leftover temporary files, verifies every published file (unless
+   * disabled), quarantines the ones that fail, reads pins, and deletes versions beyond retention.
+   *
+   * @throws IllegalStateException when not LATENT
+   */
+  public void start() throws IOException {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("partition store is " + state.get() + ", cannot start");
+    }
+    Files.createDirectories(root);
+    scan(true);
+    synchronized (this) {
+      LOG.info(
+          "partition store {} started: {} files over schema versions {}",
+          root,
+          schemas.values().stream().mapToInt(SchemaFiles::fileCount).sum(),
+          schemas.keySet());
+    }
+  }
+
+  /**
+   * Looks at the disk again for published files that appeared or vanished without going through
+   * {@link #stage} (a safety net, and a way to drop files in by hand with a temporary name and a
+   * rename). New files are verified before they are taken; listeners hear of every change.
+   *
+   * @return true when something changed
+   */
+  public boolean rescan() throws IOException {
+    requireStarted();
+    return scan(false);
+  }
+
+  /** Adds a listener told of every change; see {@link StoreListener}. */
+  public void addListener(StoreListener listener) {
+    listeners.add(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /** Removes a listener added earlier. */
+  public void removeListener(StoreListener listener) {
+    listeners.remove(listener);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // ReceivingStore
+
+  @Override
+  public StagedFile stage(PartitionFileId id, long size) throws IOException {
+    requireStarted();
+    if (!acceptedSchemaVersions.test(id.schemaVersion())) {
+      throw new RejectedFileException(
+          id + ": schema version " + id.schemaVersion() + " is not accepted by this store");
+    }
+    Path dir = partitionDir(id.schemaVersion(), id.partition());
+    synchronized (this) {
+      rejectUnlessNewer(id);
+      if (!receiving.add(id)) {
+        throw new RejectedFileException(id + ": already being received");
+      }
+    }
+    try {
+      Files.createDirectories(dir);
+      Path temp =
+          dir.resolve(
+              id.version()
+                  + EXTENSION
+                  + "."
+                  + Long.toHexString(ThreadLocalRandom.current().nextLong())
+                  + TEMP_SUFFIX);
+      Files.createFile(temp);
+      return new Staged(id, size, temp);
+    } catch (IOException | RuntimeException e) {
+      synchronized (this) {
+        receiving.remove(id);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public Optional<Path> file(PartitionFileId id) {
+    return storedFile(id).map(StoredFile::path);
+  }
+
+  @Override
+  public synchronized Map<Integer, Long> latestVersions(int schemaVersion) {
+    Map<Integer, Long> out = new TreeMap<>();
+    SchemaFiles s = schemas.get(schemaVersion);
+    if (s != null) {
+      s.partitions.forEach(
+          (p, files) -> {
+            if (!files.versions.isEmpty()) {
+              out.put(p, files.versions.lastKey());
+            }
+          });
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reading the store
+
+  /** The stored file of that id, if held. */
+  public synchronized Optional<StoredFile> storedFile(PartitionFileId id) {
+    SchemaFiles s = schemas.get(id.schemaVersion());
+    if (s == null) {
+      return Optional.empty();
+    }
+    PartitionFiles p = s.partitions.get(id.partition());
+    return p == null ? Optional.empty() : Optional.ofNullable(p.versions.get(id.version()));
+  }
+
+  /** Schema versions with at least one file, ascending. */
+  public synchronized List<Integer> schemaVersions() {
+    List<Integer> out = new ArrayList<>();
+    schemas.forEach(
+        (v, s) -> {
+          if (s.fileCount() > 0) {
+            out.add(v);
+          }
+        });
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * The file each partition of a schema version should serve: its pinned version when pinned, its
+   * newest version otherwise. Sorted by partition.
+   */
+  public synchronized NavigableMap<Integer, StoredFile> servingFiles(int schemaVersion) {
+    NavigableMap<Integer, StoredFile> out = new TreeMap<>();
+    SchemaFiles s = schemas.get(schemaVersion);
+    if (s != null) {
+      s.partitions.forEach(
+          (p, files) -> {
+            StoredFile f = files.serving();
+            if (f != null) {
+              out.put(p, f);
+            }
+          });
+    }
+    return out;
+  }
+
+  /** Everything held about each partition of a schema version, sorted by partition. */
+  public synchronized List<PartitionState> partitionStates(int schemaVersion) {
+    List<PartitionState> out = new ArrayList<>();
+    SchemaFiles s = schemas.get(schemaVersion);
+    if (s != null) {
+      new TreeMap<>(s.partitions)
+          .forEach(
+              (p, files) -> {
+                if (!files.versions.isEmpty()) {
+                  out.add(
+                      new PartitionState(
+                          p,
+                          files.serving(),
+                          List.copyOf(files.versions.keySet()),
+                          files.pinned != null));
+                }
+              });
+    }
+    return out;
+  }
+
+  /** Number of published files held, over all schema versions. */
+  public synchronized int fileCount() {
+    return schemas.values().stream().mapToInt(SchemaFiles::fileCount).sum();
+  }
+
+  /**
+   * What the store holds about one partition.
+   *
+   * @param partition the partition id
+   * @param serving the file it serves (pinned or newest)
+   * @param versions every version held, ascending
+   * @param pinned whether the partition is pinned to {@code serving}
+   */
+  public record PartitionState(
+      int partition, StoredFile serving, List<Long> versions, boolean pinned) {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Pins
+
+  /**
+   * Pins a partition to a held version: it serves that version (even when newer ones arrive) until
+   * unpinned, and the version is never deleted while pinned. Persisted across restarts.
+   *
+   * @throws IllegalArgumentException when that version is not held, naming the versions that are
+   */
+  public void pin(int schemaVersion, int partition, long version) throws IOException {
+    requireStarted();
+    Path dir = partitionDir(schemaVersion, partition);
+    synchronized (this) {
+      PartitionFiles p = partitionFiles(schemaVersion, partition, false);
+      if (p == null || !p.versions.containsKey(version)) {
+        throw new IllegalArgumentException(
+            "partition "
+                + partition
+                + " of schema version "
+                + schemaVersion
+                + " has no version "
+                + version
+                + "; held versions: "
+                + (p == null ? List.of() : List.copyOf(p.versions.keySet())));
+      }
+      Path temp = dir.resolve(PIN_FILE + TEMP_SUFFIX);
+      Files.writeString(temp, Long.toString(version), StandardCharsets.US_ASCII);
+      force(temp);
+      moveAtomically(temp, dir.resolve(PIN_FILE));
+      forceDirectory(dir);
+      p.pinned = version;
+    }
+    LOG.info(
+        "pinned partition {} of schema version {} to version {}",
+        partition,
+        schemaVersion,
+        version);
+    notifyListeners(schemaVersion, partition);
+  }
+
+  /**
+   * Unpins a partition: it serves its newest version again, and versions beyond retention are
+   * deleted once unused.
+   *
+   * @return true when it was pinned
+   */
+  public boolean unpin(int schemaVersion, int partition) throws IOException {
+    requireStarted();
+    boolean was;
+    synchronized (this) {
+      PartitionFiles p = partitionFiles(schemaVersion, partition, false);
+      was = p != null && p.pinned != null;
+      if (was) {
+        Path dir = partitionDir(schemaVersion, partition);
+        Files.deleteIfExists(dir.resolve(PIN_FILE));
+        forceDirectory(dir);
+        p.pinned = null;
+      }
+    }
+    if (was) {
+      LOG.info("unpinned partition {} of schema version {}", partition, schemaVersion);
+      prune();
+      notifyListeners(schemaVersion, partition);
+    }
+    return was;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Retention
+
+  /**
+   * Marks a file as in use (mapped by a reader): it is not deleted until every retain is matched by
+   * a {@link #release}.
+   *
+   * @throws IllegalArgumentException when the file is not held
+   */
+  public synchronized void retain(PartitionFileId id) {
+    if (storedFile(id).isEmpty()) {
+      throw new IllegalArgumentException(id + " is not held by the store");
+    }
+    retained.merge(id, 1, Integer::sum);
+  }
+
+  /** Matches one {@link #retain}; files beyond retention are deleted once nobody retains them. */
+  public void release(PartitionFileId id) {
+    synchronized (this) {
+      Integer n = retained.get(id);
+      if (n == null) {
+        throw new IllegalStateException(id + " released more often than retained");
+      }
+      if (n == 1) {
+        retained.remove(id);
+      } else {
+        retained.put(id, n - 1);
+      }
+    }
+    prune();
+  }
+
+  /** Deletes every file beyond retention that nobody retains. */
+  public void prune() {
+    List<StoredFile> doomed = new ArrayList<>();
+    synchronized (this) {
+      for (SchemaFiles s : schemas.values()) {
+        for (PartitionFiles p : s.partitions.values()) {
+          int kept = 0;
+          for (StoredFile f : List.copyOf(p.versions.descendingMap().values())) {
+            long v = f.id().version();
+            if (kept < keepVersions) {
+              kept++;
+            } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
+              p.versions.remove(v);
+              doomed.add(f);
+            }
+          }
+        }
+      }
+    }
+    for (StoredFile f : doomed) {
+      try {
+        Files.deleteIfExists(f.path());
+        LOG.debug("deleted {} ({})", f.id(), f.path());
+      } catch (IOException e) {
+        LOG.warn("could not delete {} ({}): {}", f.id(), f.path(), e.toString());
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    State previous = state.getAndSet(State.CLOSED);
+    if (previous == State.STARTED) {
+      LOG.info("partition store {} closed", root);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // internals
+
+  private void requireStarted() {
+    State s = state.get();
+    if (s != State.STARTED) {
+      throw new IllegalStateException("partition store is " + s + ", not STARTED");
+    }
+  }
+
+  private Path partitionDir(int schemaVersion, int partition) {
+    return root.resolve("v" + schemaVersion).resolve(Integer.toString(partition));
+  }
+
+  private PartitionFiles partitionFiles(int schemaVersion, int partition, boolean create) {
+    SchemaFiles s =
+        create
+            ? schemas.computeIfAbsent(schemaVersion, k -> new SchemaFiles())
+            : schemas.get(schemaVersion);
+    if (s == null) {
+      return null;
+    }
+    return create
+        ? s.partitions.computeIfAbsent(partition, k -> new PartitionFiles())
+        : s.partitions.get(partition);
+  }
+
+  private void rejectUnlessNewer(PartitionFileId id) throws RejectedFileException {
+    PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), false);
+    if (p != null && !p.versions.isEmpty() && p.versions.lastKey() >= id.version()) {
+      long newest = p.versions.lastKey();
+      throw new RejectedFileException(
+          id
+              + ": version "
+              + id.version()
+              + (newest == id.version()
+                  ? " is already held"
+                  : " is older than the held version " + newest));
+    }
+  }
+
+  private void notifyListeners(int schemaVersion, int partition) {
+    for (StoreListener l : listeners) {
+      try {
+        l.storeChanged(schemaVersion, partition);
+      } catch (RuntimeException e) {
+        LOG.error("store listener {} failed", l, e);
+      }
+    }
+  }
+
+  /** Verifies a file and computes its checksum; throws with a precise reason. */
+  private static Verified verify(Path file) throws IOException {
+    Schema schema = Database.verify(file);
+    CRC32 crc = new CRC32();
+    long size = 0;
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] buf = new byte[1 << 16];
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        crc.update(buf, 0, n);
+        size += n;
+      }
+    }
+    return new Verified(schema, crc.getValue(), size);
+  }
+
+  private record Verified(Schema schema, long crc32, long size) {}
+
+  private static void force(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+  }
+
+  private static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+
+  private static void moveAtomically(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("the file system of " + to + " cannot rename atomically", e);
+    }
+  }
+
+  /** Scans the disk; on start also deletes temporary files and quarantines corrupt ones. */
+  private boolean scan(boolean starting) throws IOException {
+    Map<Integer, Set<Integer>> changed = new TreeMap<>();
+    Set<PartitionFileId> seen = new HashSet<>();
+    try (DirectoryStream<Path> schemaDirs = Files.newDirectoryStream(root, Files::isDirectory)) {
+      for (Path schemaDir : schemaDirs) {
+        Matcher sm = SCHEMA_DIR.matcher(schemaDir.getFileName().toString());
+        if (!sm.matches()) {
+          continue;
+        }
+        int schemaVersion = Integer.parseInt(sm.group(1));
+        try (DirectoryStream<Path> partitionDirs =
+            Files.newDirectoryStream(schemaDir, Files::isDirectory)) {
+          for (Path partitionDir : partitionDirs) {
+            String pname = partitionDir.getFileName().toString();
+            if (!PARTITION_DIR.matcher(pname).matches()) {
+              continue;
+            }
+            int partition = Integer.parseInt(pname);
+            if (scanPartition(schemaVersion, partition, partitionDir, starting, seen)) {
+              changed.computeIfAbsent(schemaVersion, k -> new HashSet<>()).add(partition);
+            }
+          }
+        }
+      }
+    }
+    // files we knew that vanished from disk
+    synchronized (this) {
+      for (var se : schemas.entrySet()) {
+        for (var pe : se.getValue().partitions.entrySet()) {
+          var it = pe.getValue().versions.values().iterator();
+          while (it.hasNext()) {
+            StoredFile f = it.next();
+            if (!seen.contains(f.id()) && !Files.exists(f.path())) {
+              LOG.warn("{} vanished from disk ({}), no longer served", f.id(), f.path());
+              it.remove();
+              changed.computeIfAbsent(se.getKey(), k -> new HashSet<>()).add(pe.getKey());
+            }
+          }
+        }
+      }
+    }
+    prune();
+    if (!starting) {
+      changed.forEach((s, ps) -> ps.forEach(p -> notifyListeners(s, p)));
+    }
+    return !changed.isEmpty();
+  }
+
+  private boolean scanPartition(
+      int schemaVersion, int partition, Path dir, boolean starting, Set<PartitionFileId> seen)
+      throws IOException {
+    boolean changed = false;
+    Long pin = null;
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+      for (Path file : files) {
+        String name = file.getFileName().toString();
+        if (name.endsWith(TEMP_SUFFIX)) {
+          if (starting) {
+            LOG.info("deleting leftover temporary file {}", file);
+            Files.deleteIfExists(file);
+          }
+          continue;
+        }
+        if (name.equals(PIN_FILE)) {
+          pin = readPin(file);
+          continue;
+        }
+        Matcher m = PUBLISHED.matcher(name);
+        if (!m.matches()) {
+          continue;
+        }
+        PartitionFileId id =
+            new PartitionFileId(schemaVersion, partition, Long.parseLong(m.group(1)));
+        seen.add(id);
+        synchronized (this) {
+          if (storedFile(id).isPresent()) {
+            continue;
+          }
+        }
+        StoredFile stored;
+        try {
+          stored = load(id, file, starting && !verifyOnStart);
+        } catch (IOException e) {
+          Path quarantine = file.resolveSibling(name + CORRUPT_SUFFIX);
+          LOG.error(
+              "{} fails verification and is never served; moved to {}: {}",
+              id,
+              quarantine,
+              e.getMessage());
+          Files.move(file, quarantine, StandardCopyOption.REPLACE_EXISTING);
+          continue;
+        }
+        synchronized (this) {
+          PartitionFiles p = partitionFiles(schemaVersion, partition, true);
+          SchemaFiles s = schemas.get(schemaVersion);
+          if (s.schema != null && !s.schema.equals(stored.schema())) {
+            LOG.error(
+                "{} has schema {} but the held files of schema version {} have {}; not served",
+                id,
+                stored.schema(),
+                schemaVersion,
+                s.schema);
+            continue;
+          }
+          s.schema = stored.schema();
+          p.versions.put(id.version(), stored);
+          changed = true;
+        }
+      }
+    }
+    synchronized (this) {
+      PartitionFiles p = partitionFiles(schemaVersion, partition, false);
+      if (p != null) {
+        if (pin != null && !p.versions.containsKey(pin)) {
+          LOG.warn(
+              "partition {} of schema version {} is pinned to version {}, which is not held; ignoring the pin",
+              partition,
+              schemaVersion,
+              pin);
+          pin = null;
+        }
+        if (!Objects.equals(p.pinned, pin)) {
+          p.pinned = pin;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+  private static Long readPin(Path file) {
+    try {
+      return Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).strip());
+    } catch (IOException | NumberFormatException e) {
+      LOG.warn("unreadable pin file {}, ignored: {}", file, e.toString());
+      return null;
+    }
+  }
+
+  private static StoredFile load(PartitionFileId id, Path file, boolean trust) throws IOException {
+    Instant modified = Files.getLastModifiedTime(file).toInstant();
+    if (trust) {
+      try (Database db = Database.open(file)) {
+        return new StoredFile(id, file, db.sizeInBytes(), 0, modified, db.schema());
+      }
+    }
+    Verified v = verify(file);
+    if (v.schema().version() != id.schemaVersion()) {
+      throw new CorruptDatabaseException(
+          file.toString(),
+          "header",
+          0,
+          "schema version "
+              + v.schema().version()
+              + " in the file, but it lies under schema version "
+              + id.schemaVersion());
+    }
+    return new StoredFile(id, file, v.size(), v.crc32(), modified, v.schema());
+  }
+
+  private final class Staged implements StagedFile {
+    private final PartitionFileId id;
+    private final long expectedSize;
+    private final Path temp;
+    private boolean done;
+
+    Staged(PartitionFileId id, long expectedSize, Path temp) {
+      this.id = id;
+      this.expectedSize = expectedSize;
+      this.temp = temp;
+    }
+
+    @Override
+    public Path path() {
+      return temp;
+    }
+
+    @Override
+    public void publish() throws IOException {
+      if (done) {
+        throw new IllegalStateException(id + ": staged file already published or closed");
+      }
+      try {
+        publishOrReject();
+      } finally {
+        close();
+      }
+    }
+
+    private void publishOrReject() throws IOException {
+      long size;
+      try {
+        size = Files.size(temp);
+      } catch (NoSuchFileException e) {
+        throw new RejectedFileException(
+            id + ": staged file " + temp + " vanished before publishing");
+      }
+      if (expectedSize >= 0 && size != expectedSize) {
+        throw new RejectedFileException(
+            id + ": expected " + expectedSize + " bytes but received " + size);
+      }
+      force(temp);
+      Verified v;
+      try {
+        v = verify(temp);
+      } catch (CorruptDatabaseException e) {
+        throw new RejectedFileException(id + ": fails verification: " + e.getMessage(), e);
+      } catch (UnsupportedOperationException | IllegalArgumentException | IllegalStateException e) {
+        throw new RejectedFileException(id + ": cannot be read: " + e.getMessage(), e);
+      }
+      if (v.schema().version() != id.schemaVersion()) {
+        throw new RejectedFileException(
+            id
+                + ": the file's schema version is "
+                + v.schema().version()
+                + ", announced "
+                + id.schemaVersion());
+      }
+      Path dir = temp.getParent();
+      Path target = dir.resolve(id.version() + EXTENSION);
+      synchronized (PartitionStore.this) {
+        requireStarted();
+        rejectUnlessNewer(id);
+        SchemaFiles s = schemas.computeIfAbsent(id.schemaVersion(), k -> new SchemaFiles());
+        if (s.schema != null && s.fileCount() > 0 && !s.schema.equals(v.schema())) {
+          throw new RejectedFileException(
+              id
+                  + ": its schema differs from the held files of schema version "
+                  + id.schemaVersion()
+                  + " (file: "
+                  + v.schema()
+                  + ", held: "
+                  + s.schema
+                  + "); a new schema needs a new schema version");
+        }
+        moveAtomically(temp, target);
+        forceDirectory(dir);
+        s.schema = v.schema();
+        PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
+        p.versions.put(
+            id.version(),
+            new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
+      }
+      LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
+      prune();
+      notifyListeners(id.schemaVersion(), id.partition());
+    }
+
+    @Override
+    public void close() {
+      if (done) {
+        return;
+      }
+      done = true;
+      synchronized (PartitionStore.this) {
+        receiving.remove(id);
+      }
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException e) {
+        LOG.warn("could not delete staged file {}: {}", temp, e.toString());
+      }
+    }
+  }
+
+  private static final class SchemaFiles {
+    Schema schema;
+    final Map<Integer, PartitionFiles> partitions = new HashMap<>();
+
+    int fileCount() {
+      int n = 0;
+      for (PartitionFiles p : partitions.values()) {
+        n += p.versions.size();
+      }
+      return n;
+    }
+  }
+
+  private static final class PartitionFiles {
+    final TreeMap<Long, StoredFile> versions = new TreeMap<>();
+    Long pinned;
+
+    StoredFile serving() {
+      if (pinned != null) {
+        StoredFile f = versions.get(pinned);
+        if (f != null) {
+          return f;
+        }
+      }
+      return versions.isEmpty() ? null : versions.lastEntry().getValue();
+    }
+  }
+
+  /** Configures a {@link PartitionStore}. Not thread safe. */
+  public static final class Builder {
+    private final Path root;
+    private int keepVersions = 2;
+    private IntPredicate acceptedSchemaVersions = v -> true;
+    private boolean verifyOnStart = true;
+
+    private Builder(Path root) {
+      this.root = Objects.requireNonNull(root, "root");
+    }
+
+    /** How many newest versions of each partition to keep (default 2, at least 1). */
+    public Builder keepVersions(int keepVersions) {
+      if (keepVersions < 1) {
+        throw new IllegalArgumentException("keepVersions must be >= 1, got " + keepVersions);
+      }
+      this.keepVersions = keepVersions;
+      return this;
+    }
+
+    /** Which schema versions {@link #stage} accepts (default: all). */
+    public Builder acceptedSchemaVersions(IntPredicate accepted) {
+      this.acceptedSchemaVersions = Objects.requireNonNull(accepted, "accepted");
+      return this;
+    }
+
+    /**
+     * Whether {@link #start()} verifies the checksum of every file (default true). Turning it off
+     * trusts files already on disk (they were verified when they arrived) and only checks their
+     * structure; checksums shown for such files are then 0.
+     */
+    public Builder verifyOnStart(boolean verifyOnStart) {
+      this.verifyOnStart = verifyOnStart;
+      return this;
+    }
+
+    /** The store, LATENT until {@link PartitionStore#start()}. */
+    public PartitionStore build() {
+      return new PartitionStore(this);
+    }
+  }
+}

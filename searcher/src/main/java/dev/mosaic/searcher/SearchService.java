@@ -1,0 +1,244 @@
+package dev.mosaic.searcher;
+
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.google.protobuf.Descriptors.Descriptor;
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Schema;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Query;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs JSON searches and counts (the language of {@code searcher/QUERY.md}) on the current
+ * generation and renders JSON answers. Each call acquires one generation and releases it before
+ * returning, so an answer is consistent with exactly one generation (whose id it carries).
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+public final class SearchService {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final Generations generations;
+  private final PayloadDecoder payloads;
+  private final int maxLimit;
+  private final MeterRegistry registry;
+
+  /**
+   * @param generations where queries run
+   * @param payloads how payloads are turned into JSON
+   * @param maxLimit the largest {@code limit} accepted
+   * @param registry where query latencies are recorded ({@code mosaic.searcher.query})
+   */
+  public SearchService(
+      Generations generations, PayloadDecoder payloads, int maxLimit, MeterRegistry registry) {
+    this.generations = Objects.requireNonNull(generations, "generations");
+    this.payloads = Objects.requireNonNull(payloads, "payloads");
+    if (maxLimit < 1) {
+      throw new IllegalArgumentException("maxLimit must be >= 1, got " + maxLimit);
+    }
+    this.maxLimit = maxLimit;
+    this.registry = Objects.requireNonNull(registry, "registry");
+    // register both endpoints up front so they show in /metrics before the first query
+    timer("search", "ok");
+    timer("count", "ok");
+  }
+
+  /** The largest limit accepted. */
+  public int maxLimit() {
+    return maxLimit;
+  }
+
+  /**
+   * Runs a search given as JSON and returns the JSON answer.
+   *
+   * @throws BadQueryException for a query that is wrong (400)
+   * @throws IllegalStateException when no generation is open (503)
+   */
+  public byte[] search(byte[] json) {
+    return timed("search", () -> doSearch(json));
+  }
+
+  /** Runs a count given as JSON ({@code {"filter": ...}}) and returns the JSON answer. */
+  public byte[] count(byte[] json) {
+    return timed("count", () -> doCount(json));
+  }
+
+  private interface Body {
+    byte[] run() throws IOException;
+  }
+
+  private byte[] timed(String endpoint, Body body) {
+    long t0 = System.nanoTime();
+    String outcome = "error";
+    try {
+      byte[] out = body.run();
+      outcome = "ok";
+      return out;
+    } catch (BadQueryException e) {
+      outcome = "bad_request";
+      throw e;
+    } catch (IllegalStateException e) {
+      outcome = generations.isReady() ? "error" : "unavailable";
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      timer(endpoint, outcome).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private Timer timer(String endpoint, String outcome) {
+    return Timer.builder("mosaic.searcher.query")
+        .description("Query latency, by endpoint and outcome")
+        .tags("endpoint", endpoint, "outcome", outcome)
+        .publishPercentileHistogram()
+        .register(registry);
+  }
+
+  private byte[] doCount(byte[] json) throws IOException {
+    long t0 = System.nanoTime();
+    try (Generation g = generations.acquire()) {
+      CompositeDatabase db = g.database();
+      Condition c = JsonQuery.parseCount(json, db.schema());
+      long total = countChecked(db, Query.where(c));
+      ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+      try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+        gen.writeStartObject();
+        gen.writeNumberField("generation", g.id());
+        gen.writeNumberField("total", total);
+        gen.writeNumberField("tookMs", (System.nanoTime() - t0) / 1e6);
+        gen.writeEndObject();
+      }
+      return out.toByteArray();
+    }
+  }
+
+  private static long countChecked(CompositeDatabase db, Query q) {
+    try {
+      return db.count(q);
+    } catch (BadQueryException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      // the parser checks everything it knows; whatever the format still refuses is the query's
+      // fault
+      throw new BadQueryException(e.getMessage(), e);
+    }
+  }
+
+  private byte[] doSearch(byte[] json) throws IOException {
+    long t0 = System.nanoTime();
+    try (Generation g = generations.acquire()) {
+      CompositeDatabase db = g.database();
+      Schema schema = db.schema();
+      JsonQuery.Search s = JsonQuery.parseSearch(json, schema, maxLimit);
+      long total = countChecked(db, s.query());
+      Optional<Descriptor> type = payloads.descriptor(schema.payloadType());
+      FieldType[] types =
+          s.fields().stream().map(f -> schema.field(f).type()).toArray(FieldType[]::new);
+      ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+      try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
+        gen.writeStartObject();
+        gen.writeNumberField("generation", g.id());
+        gen.writeNumberField("total", total);
+        gen.writeArrayFieldStart("hits");
+        if (s.query().limit() > 0 && total > s.query().skip()) {
+          IOException[] failure = new IOException[1];
+          try {
+            db.execute(
+                s.query(),
+                (doc, part) -> {
+                  try {
+                    writeHit(gen, g, doc, part, s.fields(), types, s.payload(), type);
+                    return true;
+                  } catch (IOException e) {
+                    failure[0] = e;
+                    return false;
+                  }
+                });
+          } catch (BadQueryException e) {
+            throw e;
+          } catch (IllegalArgumentException e) {
+            throw new BadQueryException(e.getMessage(), e);
+          }
+          if (failure[0] != null) {
+            throw failure[0];
+          }
+        }
+        gen.writeEndArray();
+        gen.writeNumberField("tookMs", (System.nanoTime() - t0) / 1e6);
+        gen.writeEndObject();
+      }
+      return out.toByteArray();
+    }
+  }
+
+  private void writeHit(
+      JsonGenerator gen,
+      Generation g,
+      int doc,
+      Database part,
+      List<String> fields,
+      FieldType[] types,
+      boolean withPayload,
+      Optional<Descriptor> type)
+      throws IOException {
+    gen.writeStartObject();
+    gen.writeNumberField("partition", g.partitionOf(part));
+    gen.writeNumberField("document", doc);
+    gen.writeObjectFieldStart("values");
+    for (int i = 0; i < types.length; i++) {
+      gen.writeFieldName(fields.get(i));
+      writeValue(gen, types[i], part.sortableValue(doc, fields.get(i)));
+    }
+    gen.writeEndObject();
+    if (withPayload) {
+      MemorySegment payload = part.payload(doc);
+      Optional<String> decoded = type.flatMap(t -> payloads.toJson(t, payload));
+      if (decoded.isPresent()) {
+        gen.writeFieldName("payload");
+        gen.writeRawValue(decoded.get());
+      } else if (payload.byteSize() > 0) {
+        gen.writeStringField(
+            "payloadBase64",
+            Base64.getEncoder().encodeToString(payload.toArray(ValueLayout.JAVA_BYTE)));
+      }
+    }
+    gen.writeEndObject();
+  }
+
+  private static void writeValue(JsonGenerator gen, FieldType type, Object v) throws IOException {
+    switch (v) {
+      case Integer i -> gen.writeNumber(i);
+      case Long l -> gen.writeNumber(l);
+      case Double d -> {
+        if (d.isNaN() || d.isInfinite()) {
+          gen.writeString(d.toString());
+        } else {
+          gen.writeNumber(d);
+        }
+      }
+      case Boolean b -> gen.writeBoolean(b);
+      case String s -> gen.writeString(s);
+      case Instant t -> gen.writeString(t.toString());
+      case byte[] b -> gen.writeString(Base64.getEncoder().encodeToString(b));
+      case null -> gen.writeNull();
+      default -> gen.writeString(String.valueOf(v));
+    }
+  }
+}

@@ -1,0 +1,354 @@
+package dev.mosaic.searcher;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.transport.ReceivingStore;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole searcher node in one object: the {@link PartitionStore} (which the transport publishes
+ * into, as a {@link ReceivingStore}), the {@link Generations} reopened from it, the {@link
+ * SearchService} and the HTTP API on Pekko HTTP, with Prometheus metrics.
+ *
+ * <pre>{@code
+ * try (SearcherNode node = SearcherNode.builder(Path.of("/var/lib/mosaic/store")).port(8080).build()) {
+ *   node.start();
+ *   ReceivingStore forTransport = node.store();
+ *   node.addHealthContributor(myStalenessCheck);
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED. {@link #start()}
+ * starts the store (scan, verify, clean up), opens the first generation when the store holds files,
+ * and binds HTTP; the node answers {@code /health} with 503 until a generation is open.
+ *
+ * <p>Thread safety: safe for concurrent use. NOTE: when the builder was given an {@link
+ * ActorSystem}, closing the node unbinds HTTP but leaves that system running.
+ */
+public final class SearcherNode implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(SearcherNode.class);
+
+  private enum State {
+    LATENT,
+    STARTED,
+    CLOSED
+  }
+
+  private final Builder config;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final List<HealthContributor> health = new CopyOnWriteArrayList<>();
+  private final PartitionStore store;
+  private final Generations generations;
+  private final SearchService search;
+  private final ExecutorService queryExecutor;
+  private final ExecutorService adminExecutor;
+  private ActorSystem system;
+  private boolean ownsSystem;
+  private ServerBinding binding;
+
+  private SearcherNode(Builder b) {
+    this.config = b;
+    this.health.addAll(b.health);
+    this.store =
+        PartitionStore.builder(b.storeDirectory)
+            .keepVersions(b.keepVersions)
+            .verifyOnStart(b.verifyOnStart)
+            .build();
+    Generations.Builder gb =
+        Generations.builder(store)
+            .scanInterval(b.scanInterval)
+            .arenaGroupSize(b.arenaGroupSize)
+            .meterRegistry(registry);
+    if (b.schemaVersion != null) {
+      gb.schemaVersion(b.schemaVersion);
+    }
+    this.generations = gb.build();
+    this.search = new SearchService(generations, b.payloads, b.maxLimit, registry);
+    AtomicInteger n = new AtomicInteger();
+    this.queryExecutor =
+        Executors.newFixedThreadPool(
+            b.queryThreads,
+            r -> {
+              Thread t = new Thread(r, "mosaic-query-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    AtomicInteger m = new AtomicInteger();
+    this.adminExecutor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "mosaic-admin-" + m.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    new JvmMemoryMetrics().bindTo(registry);
+  }
+
+  /** A builder of a node over a store directory (created when missing). */
+  public static Builder builder(Path storeDirectory) {
+    return new Builder(storeDirectory);
+  }
+
+  /**
+   * Starts the store, the generations and the HTTP server.
+   *
+   * @throws IllegalStateException when not LATENT
+   * @throws IOException when the store cannot be read or the port cannot be bound
+   */
+  public void start() throws IOException {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("searcher node is " + state.get() + ", cannot start");
+    }
+    store.start();
+    generations.start();
+    if (config.port < 0) {
+      LOG.info("searcher node started without HTTP over {}", store.root());
+      return;
+    }
+    if (config.system != null) {
+      system = config.system;
+    } else {
+      Config c =
+          ConfigFactory.parseString(
+                  """
+                  pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
+                  pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
+                  pekko.loglevel = INFO
+                  pekko.stdout-loglevel = OFF
+                  pekko.http.server.parsing.max-content-length = 16m
+                  pekko.http.server.idle-timeout = 120s
+                  pekko.http.server.request-timeout = 60s
+                  """)
+              .withFallback(ConfigFactory.load());
+      system = ActorSystem.create("mosaic-searcher", c);
+      ownsSystem = true;
+    }
+    HttpApi api =
+        new HttpApi(
+            search,
+            generations,
+            registry,
+            () -> List.copyOf(health),
+            queryExecutor,
+            adminExecutor,
+            config.maxUploadBytes);
+    try {
+      binding =
+          Http.get(system)
+              .newServerAt(config.host, config.port)
+              .bind(api.route())
+              .toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      close();
+      throw new IOException("cannot bind HTTP on " + config.host + ":" + config.port + ": " + e, e);
+    }
+    LOG.info("searcher node serving {} on http://{}", store.root(), address());
+  }
+
+  /** The store, to hand to the transport's receiver as its {@link ReceivingStore}. */
+  public PartitionStore store() {
+    return store;
+  }
+
+  /** The generations: acquire one to query the composite database in-process. */
+  public Generations generations() {
+    return generations;
+  }
+
+  /** The search service (JSON in, JSON out) used by the HTTP API. */
+  public SearchService searchService() {
+    return search;
+  }
+
+  /** The registry {@code /metrics} scrapes; add your own meters to it. */
+  public PrometheusMeterRegistry meterRegistry() {
+    return registry;
+  }
+
+  /** Adds a contributor to {@code /health} (for example the transport's staleness check). */
+  public void addHealthContributor(HealthContributor contributor) {
+    health.add(Objects.requireNonNull(contributor, "contributor"));
+  }
+
+  /** The bound HTTP address (the actual port when 0 was asked). */
+  public InetSocketAddress address() {
+    if (binding == null) {
+      throw new IllegalStateException("HTTP is not bound");
+    }
+    return binding.localAddress();
+  }
+
+  /** The bound HTTP port. */
+  public int port() {
+    return address().getPort();
+  }
+
+  /** Unbinds HTTP, stops reopening and releases the current generation. Idempotent. */
+  @Override
+  public void close() {
+    if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+      return;
+    }
+    if (binding != null) {
+      try {
+        binding.unbind().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("unbinding HTTP failed: {}", e.toString());
+      }
+    }
+    if (ownsSystem && system != null) {
+      try {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("stopping the actor system failed: {}", e.toString());
+      }
+    }
+    queryExecutor.shutdown();
+    adminExecutor.shutdown();
+    generations.close();
+    store.close();
+    LOG.info("searcher node over {} closed", store.root());
+  }
+
+  /** Configures a {@link SearcherNode}. Not thread safe. */
+  public static final class Builder {
+    private final Path storeDirectory;
+    private String host = "127.0.0.1";
+    private int port = 8080;
+    private Integer schemaVersion;
+    private int keepVersions = 2;
+    private boolean verifyOnStart = true;
+    private Duration scanInterval = Duration.ofSeconds(10);
+    private int arenaGroupSize = 1;
+    private int maxLimit = 1000;
+    private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private long maxUploadBytes;
+    private PayloadDecoder payloads = new PayloadDecoder();
+    private ActorSystem system;
+    private final List<HealthContributor> health = new ArrayList<>();
+
+    private Builder(Path storeDirectory) {
+      this.storeDirectory = Objects.requireNonNull(storeDirectory, "storeDirectory");
+    }
+
+    /** Interface to bind (default 127.0.0.1). */
+    public Builder host(String host) {
+      this.host = Objects.requireNonNull(host, "host");
+      return this;
+    }
+
+    /** HTTP port (default 8080; 0 picks a free one; -1 runs without HTTP). */
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * Schema version to serve (default: the newest the store holds when the first generation
+     * opens).
+     */
+    public Builder schemaVersion(int schemaVersion) {
+      this.schemaVersion = schemaVersion;
+      return this;
+    }
+
+    /** Versions kept per partition (default 2). */
+    public Builder keepVersions(int keepVersions) {
+      this.keepVersions = keepVersions;
+      return this;
+    }
+
+    /** Whether start verifies every file's checksum (default true). */
+    public Builder verifyOnStart(boolean verifyOnStart) {
+      this.verifyOnStart = verifyOnStart;
+      return this;
+    }
+
+    /** Period of the safety rescan of the store (default 10 s; zero disables it). */
+    public Builder scanInterval(Duration scanInterval) {
+      this.scanInterval = Objects.requireNonNull(scanInterval, "scanInterval");
+      return this;
+    }
+
+    /** Partitions per shared arena among those mapped by one reopen (default 1). */
+    public Builder arenaGroupSize(int arenaGroupSize) {
+      this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /** Largest {@code limit} a search may ask (default 1000). */
+    public Builder maxLimit(int maxLimit) {
+      this.maxLimit = maxLimit;
+      return this;
+    }
+
+    /** Threads running queries (default: the number of cores, at least 2). */
+    public Builder queryThreads(int queryThreads) {
+      if (queryThreads < 1) {
+        throw new IllegalArgumentException("queryThreads must be >= 1, got " + queryThreads);
+      }
+      this.queryThreads = queryThreads;
+      return this;
+    }
+
+    /**
+     * Enables {@code PUT /partitions/{p}/versions/{v}} for files up to that size (default 0:
+     * disabled). The upload goes through the same stage/verify/publish path as the transport.
+     */
+    public Builder allowUploads(long maxUploadBytes) {
+      this.maxUploadBytes = maxUploadBytes;
+      return this;
+    }
+
+    /** How payloads are rendered as JSON (default: knows the {@code api} feed messages). */
+    public Builder payloadDecoder(PayloadDecoder payloads) {
+      this.payloads = Objects.requireNonNull(payloads, "payloads");
+      return this;
+    }
+
+    /** Runs HTTP on an existing actor system (not terminated on close) instead of a private one. */
+    public Builder actorSystem(ActorSystem system) {
+      this.system = Objects.requireNonNull(system, "system");
+      return this;
+    }
+
+    /** Adds a health contributor. */
+    public Builder healthContributor(HealthContributor contributor) {
+      health.add(Objects.requireNonNull(contributor, "contributor"));
+      return this;
+    }
+
+    /** The node, LATENT until {@link SearcherNode#start()}. */
+    public SearcherNode build() {
+      return new SearcherNode(this);
+    }
+  }
+}

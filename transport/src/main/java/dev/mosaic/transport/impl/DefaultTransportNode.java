@@ -1,0 +1,313 @@
+package dev.mosaic.transport.impl;
+
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PartitionManifest;
+import dev.mosaic.transport.PekkoTransport;
+import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.SearcherDiscovery;
+import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.TransportHealth;
+import dev.mosaic.transport.TransportNode;
+import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.FileHeader;
+import dev.mosaic.transport.wire.SearcherRecord;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.zookeeper.CreateMode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The {@link TransportNode} implementation. */
+public final class DefaultTransportNode implements TransportNode {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultTransportNode.class);
+
+  private final String nodeId;
+  private final String dc;
+  private final String bindHost;
+  private final int bindPort;
+  private final String advertisedHost;
+  private final int advertisedPort;
+  private final String httpAddress;
+  private final CuratorFramework curator;
+  private final ReceivingStore store;
+  private final TransportSettings overrides;
+  private final ActorSystem<?> givenSystem;
+  private final MeterRegistry registry;
+  private final TransportMetrics metrics;
+  private final Supplier<Optional<String>> refusal;
+  private final Lifecycle lifecycle;
+  private final Set<PartitionFileId> receiving = ConcurrentHashMap.newKeySet();
+  private final ConnectionStateListener reconnect =
+      (c, s) -> {
+        if (s == ConnectionState.RECONNECTED) {
+          LOG.info("{}: ZooKeeper reconnected; checking the manifest", nodeId());
+          catchUpNow();
+        }
+      };
+  private ActorSystem<?> system;
+  private TransportSettings settings;
+  private NodeHealth health;
+  private SearcherDiscovery discovery;
+  private PartitionManifest manifest;
+  private TransferClient client;
+  private TransferServer server;
+  private PersistentNode registration;
+  private SearcherEndpoint endpoint;
+  private ActorRef<DeliveryCoordinator.Command> relays;
+  private ActorRef<CatchUpActor.Command> catchUp;
+
+  public DefaultTransportNode(
+      String nodeId,
+      String dc,
+      String bindHost,
+      int bindPort,
+      String advertisedHost,
+      int advertisedPort,
+      String httpAddress,
+      CuratorFramework curator,
+      ReceivingStore store,
+      TransportSettings settings,
+      ActorSystem<?> system,
+      MeterRegistry registry,
+      Supplier<Optional<String>> refusal) {
+    this.nodeId = nodeId;
+    this.dc = dc;
+    this.bindHost = bindHost;
+    this.bindPort = bindPort;
+    this.advertisedHost = advertisedHost;
+    this.advertisedPort = advertisedPort;
+    this.httpAddress = httpAddress;
+    this.curator = curator;
+    this.store = store;
+    this.overrides = settings;
+    this.givenSystem = system;
+    this.registry = registry;
+    this.metrics = new TransportMetrics(registry);
+    this.refusal = refusal;
+    this.lifecycle = new Lifecycle("transport node " + nodeId);
+  }
+
+  private String nodeId() {
+    return nodeId;
+  }
+
+  @Override
+  public void start() throws Exception {
+    lifecycle.start();
+    system =
+        givenSystem != null
+            ? givenSystem
+            : ActorSystem.create(
+                Behaviors.empty(), "mosaic-node-" + DefaultTransportSender.safe(nodeId));
+    PekkoTransport ext = PekkoTransport.get(system);
+    settings = overrides != null ? overrides : ext.settings();
+    health = new NodeHealth(settings.staleAfter());
+    Gauge.builder("mosaic.transport.partitions.behind", health, h -> h.partitionsBehind())
+        .description("partitions whose held version is older than the manifest's")
+        .tag("node", nodeId)
+        .register(registry);
+    Gauge.builder("mosaic.transport.stale", health, h -> h.stale() ? 1 : 0)
+        .description("1 when behind the manifest for longer than stale-after")
+        .tag("node", nodeId)
+        .register(registry);
+    discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
+    discovery.start();
+    manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
+    manifest.start();
+    client = new TransferClient(ext, settings, metrics, nodeId, dc);
+    String unique = DefaultTransportSender.safe(nodeId) + "-" + System.nanoTime();
+    relays =
+        system.systemActorOf(
+            DeliveryCoordinator.create(settings.relayParallelism(), metrics),
+            "mosaic-relay-" + unique,
+            Props.empty());
+    server =
+        new TransferServer(
+            ext, settings, metrics, nodeId, dc, store, refusal, receiving, this::published);
+    InetSocketAddress bound =
+        server.bind(bindHost, bindPort).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    endpoint =
+        new SearcherEndpoint(
+            nodeId,
+            dc,
+            advertisedHost != null ? advertisedHost : bindHost,
+            advertisedPort >= 0 ? advertisedPort : bound.getPort(),
+            httpAddress);
+    catchUp =
+        system.systemActorOf(
+            CatchUpActor.create(
+                new CatchUpActor.Context(
+                    nodeId, dc, store, manifest, discovery, client, settings, receiving, health,
+                    metrics)),
+            "mosaic-catch-up-" + unique,
+            Props.empty());
+    manifest.addListener(this::catchUpNow);
+    curator.getConnectionStateListenable().addListener(reconnect);
+    registration =
+        new PersistentNode(
+            curator,
+            CreateMode.EPHEMERAL,
+            false,
+            ZKPaths.makePath(settings.zkRoot(), "searchers", dc, nodeId),
+            SearcherRecord.newBuilder()
+                .setNodeId(nodeId)
+                .setDc(dc)
+                .setTransportHost(endpoint.transportHost())
+                .setTransportPort(endpoint.transportPort())
+                .setHttpAddress(httpAddress)
+                .build()
+                .toByteArray());
+    registration.start();
+    if (!registration.waitForInitialCreate(5, TimeUnit.SECONDS)) {
+      LOG.warn(
+          "{}: not yet registered in ZooKeeper after 5 s; will register when it is back", nodeId);
+    }
+    LOG.info("transport node {} listening on {}, registered as {}", nodeId, bound, endpoint);
+  }
+
+  /** After a push was published: relay files that came from outside the DC, refresh catch-up. */
+  private void published(FileHeader h) {
+    if (h.getHopCount() == 0) {
+      relay(h);
+    }
+    catchUpNow();
+  }
+
+  private void relay(FileHeader h) {
+    PartitionFileId id =
+        new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
+    Optional<Path> file = store.file(id);
+    if (file.isEmpty()) {
+      LOG.warn("{}: {} is no longer in the store; not relaying it", nodeId, id);
+      return;
+    }
+    Set<String> peers = new LinkedHashSet<>();
+    for (SearcherEndpoint e : discovery.inDc(dc)) {
+      if (!e.nodeId().equals(nodeId)) {
+        peers.add(e.nodeId());
+      }
+    }
+    if (peers.isEmpty()) {
+      return;
+    }
+    FileHeader relayed = h.toBuilder().setHopCount(1).build();
+    CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
+    relays.tell(
+        new DeliveryCoordinator.Submit(
+            new DeliveryPlan(
+                id,
+                "relay",
+                peers,
+                peer -> discovery.inDc(dc).stream().filter(e -> e.nodeId().equals(peer)).toList(),
+                target -> client.push(target, relayed, file.get()),
+                settings.relayAttempts(),
+                settings.retryBackoffMin(),
+                settings.retryBackoffMax(),
+                (g, t) -> {}),
+            outcome));
+    outcome.whenComplete(
+        (o, e) -> {
+          if (e != null) {
+            LOG.debug("{}: relay of {} stopped: {}", nodeId, id, e.toString());
+          } else if (!o.failed().isEmpty()) {
+            LOG.warn(
+                "{}: relay of {} did not reach {} (catch-up will): {}",
+                nodeId,
+                id,
+                o.failed().keySet(),
+                o.failed());
+          }
+        });
+  }
+
+  @Override
+  public SearcherEndpoint endpoint() {
+    lifecycle.checkStarted();
+    return endpoint;
+  }
+
+  @Override
+  public TransportHealth health() {
+    lifecycle.checkStarted();
+    return health;
+  }
+
+  @Override
+  public SearcherDiscovery discovery() {
+    lifecycle.checkStarted();
+    return discovery;
+  }
+
+  @Override
+  public PartitionManifest manifest() {
+    lifecycle.checkStarted();
+    return manifest;
+  }
+
+  @Override
+  public void catchUpNow() {
+    ActorRef<CatchUpActor.Command> c = catchUp;
+    if (c != null && lifecycle.get() == Lifecycle.State.STARTED) {
+      c.tell(new CatchUpActor.Tick());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!lifecycle.close() || system == null) {
+      return;
+    }
+    LOG.info("transport node {} closing", nodeId);
+    curator.getConnectionStateListenable().removeListener(reconnect);
+    if (registration != null) {
+      try {
+        registration.close();
+      } catch (Exception e) {
+        LOG.warn("{}: could not deregister: {}", nodeId, e.toString());
+      }
+    }
+    if (catchUp != null) {
+      ActorSystemStop.stop(system, catchUp);
+    }
+    if (relays != null) {
+      relays.tell(new DeliveryCoordinator.Stop());
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (discovery != null) {
+      discovery.close();
+    }
+    if (manifest != null) {
+      manifest.close();
+    }
+    for (String name : List.of("mosaic.transport.partitions.behind", "mosaic.transport.stale")) {
+      var g = registry.find(name).tag("node", nodeId).gauge();
+      if (g != null) {
+        registry.remove(g);
+      }
+    }
+    if (givenSystem == null) {
+      system.terminate();
+    }
+  }
+}

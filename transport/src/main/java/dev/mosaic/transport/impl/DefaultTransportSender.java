@@ -1,0 +1,229 @@
+package dev.mosaic.transport.impl;
+
+import dev.mosaic.transport.ManifestRecord;
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PartitionManifest;
+import dev.mosaic.transport.PekkoTransport;
+import dev.mosaic.transport.SearcherDiscovery;
+import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.TransportSender;
+import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.FileHeader;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.zip.CRC32C;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The {@link TransportSender} implementation. */
+public final class DefaultTransportSender implements TransportSender {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultTransportSender.class);
+
+  private final String nodeId;
+  private final String dc;
+  private final CuratorFramework curator;
+  private final TransportSettings overrides;
+  private final ActorSystem<?> givenSystem;
+  private final TransportMetrics metrics;
+  private final Lifecycle lifecycle;
+  private final Map<String, ManifestRecord> pendingManifest = new ConcurrentHashMap<>();
+  private final ConnectionStateListener reconnect =
+      (c, s) -> {
+        if (s == ConnectionState.RECONNECTED) {
+          flushPendingManifest();
+        }
+      };
+  private ActorSystem<?> system;
+  private PekkoTransport ext;
+  private TransportSettings settings;
+  private SearcherDiscovery discovery;
+  private PartitionManifest manifest;
+  private TransferClient client;
+  private ActorRef<DeliveryCoordinator.Command> coordinator;
+
+  public DefaultTransportSender(
+      String nodeId,
+      String dc,
+      CuratorFramework curator,
+      TransportSettings settings,
+      ActorSystem<?> system,
+      MeterRegistry registry) {
+    this.nodeId = nodeId;
+    this.dc = dc;
+    this.curator = curator;
+    this.overrides = settings;
+    this.givenSystem = system;
+    this.metrics = new TransportMetrics(registry);
+    this.lifecycle = new Lifecycle("transport sender " + nodeId);
+  }
+
+  @Override
+  public void start() throws Exception {
+    lifecycle.start();
+    system =
+        givenSystem != null
+            ? givenSystem
+            : ActorSystem.create(Behaviors.empty(), "mosaic-sender-" + safe(nodeId));
+    ext = PekkoTransport.get(system);
+    settings = overrides != null ? overrides : ext.settings();
+    discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
+    discovery.start();
+    manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
+    manifest.start();
+    curator.getConnectionStateListenable().addListener(reconnect);
+    client = new TransferClient(ext, settings, metrics, nodeId, dc);
+    coordinator =
+        system.systemActorOf(
+            DeliveryCoordinator.create(settings.maxConcurrentDeliveries(), metrics),
+            "mosaic-sender-" + safe(nodeId) + "-" + System.nanoTime(),
+            Props.empty());
+    LOG.info("transport sender {} in {} started; searchers: {}", nodeId, dc, discovery.byDc());
+  }
+
+  static String safe(String name) {
+    return name.replaceAll("[^A-Za-z0-9_-]", "_");
+  }
+
+  @Override
+  public SearcherDiscovery discovery() {
+    lifecycle.checkStarted();
+    return discovery;
+  }
+
+  @Override
+  public PartitionManifest manifest() {
+    lifecycle.checkStarted();
+    return manifest;
+  }
+
+  /** Size and CRC32C of a file, read once. */
+  static long[] sizeAndCrc(Path file) {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      CRC32C crc = new CRC32C();
+      ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+      long size = 0;
+      int n;
+      while ((n = ch.read(buf)) >= 0) {
+        buf.flip();
+        crc.update(buf);
+        buf.clear();
+        size += n;
+      }
+      return new long[] {size, crc.getValue()};
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+  }
+
+  @Override
+  public CompletionStage<DeliveryReport> send(PartitionFileId id, Path file) {
+    lifecycle.checkStarted();
+    return CompletableFuture.supplyAsync(() -> sizeAndCrc(file), ext.blockingExecutor())
+        .thenCompose(sc -> deliver(id, file, sc[0], sc[1]));
+  }
+
+  private CompletionStage<DeliveryReport> deliver(
+      PartitionFileId id, Path file, long size, long crc) {
+    FileHeader header =
+        FileHeader.newBuilder()
+            .setSchemaVersion(id.schemaVersion())
+            .setPartition(id.partition())
+            .setVersion(id.version())
+            .setSize(size)
+            .setCrc32C(crc)
+            .setOrigin(nodeId)
+            .setHopCount(0)
+            .build();
+    Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
+    CompletableFuture<Void> manifestDone = new CompletableFuture<>();
+    DeliveryPlan plan =
+        new DeliveryPlan(
+            id,
+            "entry",
+            dcs,
+            discovery::inDc,
+            (SearcherEndpoint target) -> client.push(target, header, file),
+            settings.maxAttemptsPerDc(),
+            settings.retryBackoffMin(),
+            settings.retryBackoffMax(),
+            (group, target) -> {
+              if (!settings.writeManifest()) {
+                manifestDone.complete(null);
+                return;
+              }
+              ManifestRecord rec =
+                  new ManifestRecord(
+                      id, size, crc, System.currentTimeMillis(), target.nodeId() + "@" + group);
+              CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor())
+                  .whenComplete((v, e) -> manifestDone.complete(null));
+            });
+    CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
+    coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
+    return outcome.thenCompose(
+        o ->
+            (o.acceptedBy().isEmpty()
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : manifestDone)
+                .thenApply(v -> new DeliveryReport(id, o.acceptedBy(), o.failed())));
+  }
+
+  private void advanceManifest(ManifestRecord rec) {
+    String key = rec.id().schemaVersion() + "/" + rec.id().partition();
+    try {
+      manifest.advance(rec);
+      pendingManifest.remove(key, rec);
+    } catch (Exception e) {
+      // Keep the newest pending record per partition; written when ZooKeeper is back.
+      pendingManifest.merge(
+          key, rec, (old, now) -> old.id().version() >= now.id().version() ? old : now);
+      LOG.warn(
+          "could not record {} in the manifest ({}); will retry on reconnection",
+          rec.id(),
+          e.toString());
+    }
+  }
+
+  private void flushPendingManifest() {
+    for (ManifestRecord rec : pendingManifest.values()) {
+      CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor());
+    }
+  }
+
+  @Override
+  public void close() {
+    if (!lifecycle.close() || system == null) {
+      return;
+    }
+    curator.getConnectionStateListenable().removeListener(reconnect);
+    if (coordinator != null) {
+      coordinator.tell(new DeliveryCoordinator.Stop());
+    }
+    if (discovery != null) {
+      discovery.close();
+    }
+    if (manifest != null) {
+      manifest.close();
+    }
+    if (givenSystem == null) {
+      system.terminate();
+    }
+  }
+}

@@ -1,0 +1,106 @@
+package dev.mosaic.transport.impl;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.MessageLite;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.function.ToLongFunction;
+import java.util.zip.CRC32C;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * Wire framing: a 4-byte big-endian length, that many bytes of one Protobuf message, then
+ * (depending on the message) exactly N raw bytes of a file. Not instantiable.
+ */
+final class Frames {
+  /** Upper bound of one Protobuf frame; a larger length means a foreign or broken peer. */
+  static final int MAX_FRAME = 1 << 20;
+
+  private Frames() {}
+
+  static ByteString frame(MessageLite message) {
+    byte[] body = message.toByteArray();
+    ByteBuffer buf = ByteBuffer.allocate(4 + body.length);
+    buf.putInt(body.length).put(body).flip();
+    return ByteString.fromByteBuffer(buf);
+  }
+
+  static void update(CRC32C crc, ByteString bytes) {
+    for (ByteBuffer b : bytes.getByteBuffers()) {
+      crc.update(b);
+    }
+  }
+
+  /** A parser of one message type. */
+  interface Parser<M> {
+    M parse(byte[] bytes) throws InvalidProtocolBufferException;
+  }
+
+  /** The first element of a split stream. */
+  record Head<M>(M message) {}
+
+  /**
+   * Splits a byte stream into one {@link Head} followed by the raw body chunks ({@link ByteString})
+   * whose total is {@code bodySize(message)}; any byte beyond that fails the stream. Used with
+   * {@code statefulMapConcat}: one instance per stream, not thread safe.
+   */
+  static final class Splitter<M>
+      implements org.apache.pekko.japi.function.Function<ByteString, Iterable<Object>> {
+    private static final long serialVersionUID = 1L;
+    private final transient Parser<M> parser;
+    private final transient ToLongFunction<M> bodySize;
+    private ByteString pending = ByteString.emptyByteString();
+    private boolean headDone;
+    private long remaining;
+
+    Splitter(Parser<M> parser, ToLongFunction<M> bodySize) {
+      this.parser = parser;
+      this.bodySize = bodySize;
+    }
+
+    @Override
+    public Iterable<Object> apply(ByteString chunk) throws Exception {
+      if (headDone) {
+        return body(chunk);
+      }
+      pending = pending.concat(chunk);
+      if (pending.size() < 4) {
+        return List.of();
+      }
+      int len = pending.iterator().getInt(java.nio.ByteOrder.BIG_ENDIAN);
+      if (len < 0 || len > MAX_FRAME) {
+        throw new ProtocolException("bad frame length " + len + " (not a Mosaic transport peer?)");
+      }
+      if (pending.size() < 4 + len) {
+        return List.of();
+      }
+      M message = parser.parse(pending.slice(4, 4 + len).toArray());
+      ByteString rest = pending.drop(4 + len);
+      pending = ByteString.emptyByteString();
+      headDone = true;
+      remaining = bodySize.applyAsLong(message);
+      Head<M> head = new Head<>(message);
+      if (rest.isEmpty()) {
+        return List.of(head);
+      }
+      Iterable<Object> tail = body(rest);
+      return tail.iterator().hasNext() ? List.of(head, rest) : List.of(head);
+    }
+
+    private Iterable<Object> body(ByteString chunk) throws ProtocolException {
+      if (chunk.size() > remaining) {
+        throw new ProtocolException(
+            "peer sent " + (chunk.size() - remaining) + " bytes more than the announced size");
+      }
+      remaining -= chunk.size();
+      return List.of(chunk);
+    }
+  }
+
+  /** A peer broke the wire protocol. */
+  static final class ProtocolException extends java.io.IOException {
+    ProtocolException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,216 @@
+package dev.mosaic.transport.impl;
+
+import dev.mosaic.transport.ManifestRecord;
+import dev.mosaic.transport.PekkoTransport;
+import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.FetchRequest;
+import dev.mosaic.transport.wire.FetchResponse;
+import dev.mosaic.transport.wire.FileAck;
+import dev.mosaic.transport.wire.FileHeader;
+import dev.mosaic.transport.wire.TransportRequest;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.UniqueKillSwitch;
+import org.apache.pekko.stream.javadsl.FileIO;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Keep;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.Tcp;
+import org.apache.pekko.util.ByteString;
+
+/**
+ * The client side of a transfer: pushes a file to a peer and awaits its acknowledgement, or fetches
+ * a published file from a peer into the local store (catch-up). One Pekko Streams TCP connection
+ * per transfer; TCP flow control gives end-to-end backpressure from the receiver's disk to the
+ * sender's file reads.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+final class TransferClient {
+  private final PekkoTransport ext;
+  private final TransportSettings settings;
+  private final TransportMetrics metrics;
+  private final String myNode;
+  private final String myDc;
+
+  TransferClient(
+      PekkoTransport ext,
+      TransportSettings settings,
+      TransportMetrics metrics,
+      String myNode,
+      String myDc) {
+    this.ext = ext;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.myNode = myNode;
+    this.myDc = myDc;
+  }
+
+  String myNode() {
+    return myNode;
+  }
+
+  String myDc() {
+    return myDc;
+  }
+
+  private Flow<ByteString, ByteString, ?> connection(SearcherEndpoint target) {
+    return Tcp.get(ext.system())
+        .outgoingConnection(
+            new InetSocketAddress(target.transportHost(), target.transportPort()),
+            Optional.empty(),
+            List.of(),
+            true,
+            Optional.of(settings.connectTimeout()),
+            Optional.of(settings.transferIdleTimeout()));
+  }
+
+  /**
+   * Streams {@code header} then the bytes of {@code file} to {@code target}; completes with its
+   * acknowledgement. If the receiver answers before all bytes went out (a refusal), sending stops.
+   */
+  CompletionStage<FileAck> push(SearcherEndpoint target, FileHeader header, Path file) {
+    FileHeader h = header.toBuilder().setSenderNode(myNode).setSenderDc(myDc).build();
+    Source<ByteString, NotUsed> out =
+        Source.single(Frames.frame(TransportRequest.newBuilder().setPush(h).build()))
+            .concat(
+                FileIO.fromPath(file, settings.chunkSize())
+                    .map(
+                        b -> {
+                          metrics.bytesSent(myDc, target.dc(), b.size());
+                          return b;
+                        }));
+    Pair<UniqueKillSwitch, CompletionStage<Object>> run =
+        out.viaMat(KillSwitches.single(), Keep.right())
+            .via(connection(target))
+            .statefulMapConcat(() -> new Frames.Splitter<FileAck>(FileAck::parseFrom, a -> 0))
+            .take(1)
+            .toMat(Sink.head(), Keep.both())
+            .run(ext.materializer());
+    return run.second()
+        .handle(
+            (head, err) -> {
+              run.first().shutdown();
+              if (err != null) {
+                throw new CompletionException(
+                    new IOException(
+                        "no acknowledgement from "
+                            + target
+                            + ": "
+                            + (unwrap(err) instanceof NoSuchElementException
+                                ? "connection closed before the acknowledgement"
+                                : StoreWriter.rootMessage(err)),
+                        err));
+              }
+              @SuppressWarnings("unchecked")
+              Frames.Head<FileAck> ack = (Frames.Head<FileAck>) head;
+              return ack.message();
+            });
+  }
+
+  /** What a fetch came to. */
+  record FetchOutcome(boolean published, String reason) {}
+
+  /**
+   * Asks {@code peer} for the file of {@code wanted} and streams it into {@code store}, verifying
+   * size and CRC32C against the manifest record.
+   */
+  CompletionStage<FetchOutcome> fetch(
+      SearcherEndpoint peer, ManifestRecord wanted, ReceivingStore store) {
+    FetchRequest req =
+        FetchRequest.newBuilder()
+            .setSchemaVersion(wanted.id().schemaVersion())
+            .setPartition(wanted.id().partition())
+            .setVersion(wanted.id().version())
+            .setRequesterNode(myNode)
+            .setRequesterDc(myDc)
+            .build();
+    CompletionStage<FetchOutcome> result =
+        Source.single(Frames.frame(TransportRequest.newBuilder().setFetch(req).build()))
+            .via(connection(peer))
+            .statefulMapConcat(
+                () ->
+                    new Frames.Splitter<FetchResponse>(
+                        FetchResponse::parseFrom, r -> r.getFound() ? r.getHeader().getSize() : 0))
+            .prefixAndTail(1)
+            .mapAsync(1, pair -> receiveFetched(peer, wanted, store, pair))
+            .runWith(Sink.head(), ext.materializer());
+    return result.exceptionally(
+        err ->
+            new FetchOutcome(
+                false,
+                unwrap(err) instanceof NoSuchElementException
+                    ? peer + " closed the connection without an answer"
+                    : peer + ": " + StoreWriter.reason(err)));
+  }
+
+  private CompletionStage<FetchOutcome> receiveFetched(
+      SearcherEndpoint peer,
+      ManifestRecord wanted,
+      ReceivingStore store,
+      Pair<List<Object>, Source<Object, NotUsed>> pair) {
+    if (pair.first().isEmpty()) {
+      return CompletableFuture.completedFuture(
+          new FetchOutcome(false, peer + " closed the connection without an answer"));
+    }
+    @SuppressWarnings("unchecked")
+    FetchResponse resp = ((Frames.Head<FetchResponse>) pair.first().get(0)).message();
+    if (!resp.getFound()) {
+      pair.second().runWith(Sink.ignore(), ext.materializer());
+      return CompletableFuture.completedFuture(
+          new FetchOutcome(false, peer + " does not hold it: " + resp.getReason()));
+    }
+    long size = resp.getHeader().getSize();
+    if (size != wanted.size()) {
+      pair.second().runWith(Sink.ignore(), ext.materializer());
+      return CompletableFuture.completedFuture(
+          new FetchOutcome(
+              false,
+              peer + " holds " + size + " bytes, the manifest says " + wanted.size() + " bytes"));
+    }
+    return StoreWriter.stage(store, wanted.id(), size, ext.blockingExecutor())
+        .handle(
+            (staged, err) -> {
+              if (err != null) {
+                pair.second().runWith(Sink.ignore(), ext.materializer());
+                return CompletableFuture.<Void>failedFuture(err);
+              }
+              return StoreWriter.fillAndPublish(
+                  staged,
+                  wanted.id(),
+                  size,
+                  wanted.crc32c(),
+                  pair.second(),
+                  ext.materializer(),
+                  ext.blockingExecutor(),
+                  n -> metrics.bytesReceived(peer.dc(), myDc, n));
+            })
+        .thenCompose(f -> f)
+        .handle(
+            (ok, err) ->
+                err != null
+                    ? new FetchOutcome(false, peer + ": " + StoreWriter.reason(err))
+                    : new FetchOutcome(true, "fetched from " + peer));
+  }
+
+  static Throwable unwrap(Throwable t) {
+    Throwable c = t;
+    while (c instanceof CompletionException && c.getCause() != null) {
+      c = c.getCause();
+    }
+    return c;
+  }
+}

@@ -1,0 +1,289 @@
+package dev.mosaic.transport.impl;
+
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PekkoTransport;
+import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.FetchRequest;
+import dev.mosaic.transport.wire.FetchResponse;
+import dev.mosaic.transport.wire.FileAck;
+import dev.mosaic.transport.wire.FileHeader;
+import dev.mosaic.transport.wire.TransportRequest;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.KillSwitches;
+import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.javadsl.FileIO;
+import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.Tcp;
+import org.apache.pekko.util.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The receiving side of a node: accepts pushes (header + bytes → store → acknowledgement) and
+ * serves catch-up fetches of published files. One Pekko Streams TCP connection per transfer; the
+ * body streams chunk by chunk into the staged file, so TCP backpressure reaches the sender.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+final class TransferServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TransferServer.class);
+
+  private final PekkoTransport ext;
+  private final TransportSettings settings;
+  private final TransportMetrics metrics;
+  private final String nodeId;
+  private final String dc;
+  private final ReceivingStore store;
+  private final Supplier<Optional<String>> refusal;
+  private final Set<PartitionFileId> receiving;
+  private final Consumer<FileHeader> onPublished;
+  private final AtomicInteger active = new AtomicInteger();
+  private final SharedKillSwitch killSwitch;
+  private volatile Tcp.ServerBinding binding;
+
+  TransferServer(
+      PekkoTransport ext,
+      TransportSettings settings,
+      TransportMetrics metrics,
+      String nodeId,
+      String dc,
+      ReceivingStore store,
+      Supplier<Optional<String>> refusal,
+      Set<PartitionFileId> receiving,
+      Consumer<FileHeader> onPublished) {
+    this.ext = ext;
+    this.settings = settings;
+    this.metrics = metrics;
+    this.nodeId = nodeId;
+    this.dc = dc;
+    this.store = store;
+    this.refusal = refusal;
+    this.receiving = receiving;
+    this.onPublished = onPublished;
+    this.killSwitch = KillSwitches.shared("transport-" + nodeId);
+  }
+
+  CompletionStage<InetSocketAddress> bind(String host, int port) {
+    return Tcp.get(ext.system())
+        .bind(host, port, 100, List.of(), true, Optional.empty())
+        .to(Sink.foreach(c -> c.handleWith(connectionFlow(), ext.materializer())))
+        .run(ext.materializer())
+        .thenApply(
+            b -> {
+              binding = b;
+              return b.localAddress();
+            });
+  }
+
+  private Flow<ByteString, ByteString, NotUsed> connectionFlow() {
+    return Flow.of(ByteString.class)
+        .via(killSwitch.flow())
+        .idleTimeout(settings.transferIdleTimeout())
+        .statefulMapConcat(
+            () ->
+                new Frames.Splitter<TransportRequest>(
+                    TransportRequest::parseFrom, r -> r.hasPush() ? r.getPush().getSize() : 0))
+        .prefixAndTail(1)
+        .mapAsync(1, this::handle)
+        .flatMapConcat(s -> s)
+        .via(killSwitch.flow());
+  }
+
+  private CompletionStage<Source<ByteString, NotUsed>> handle(
+      Pair<List<Object>, Source<Object, NotUsed>> pair) {
+    if (pair.first().isEmpty()) {
+      return CompletableFuture.completedFuture(Source.empty());
+    }
+    @SuppressWarnings("unchecked")
+    TransportRequest req = ((Frames.Head<TransportRequest>) pair.first().get(0)).message();
+    Source<Object, NotUsed> body = pair.second();
+    if (req.hasPush()) {
+      return receive(req.getPush(), body).thenApply(ack -> Source.single(Frames.frame(ack)));
+    }
+    body.runWith(Sink.ignore(), ext.materializer());
+    if (req.hasFetch()) {
+      return CompletableFuture.completedFuture(serveFetch(req.getFetch()));
+    }
+    LOG.warn("{}: request of unknown kind from a newer or foreign peer; closing", nodeId);
+    return CompletableFuture.completedFuture(Source.empty());
+  }
+
+  private FileAck ack(boolean accepted, boolean alreadyHeld, String reason) {
+    return FileAck.newBuilder()
+        .setAccepted(accepted)
+        .setAlreadyHeld(alreadyHeld)
+        .setReason(reason)
+        .setNodeId(nodeId)
+        .build();
+  }
+
+  private CompletionStage<FileAck> refuse(
+      FileHeader h, Source<Object, NotUsed> body, boolean alreadyHeld, String reason) {
+    body.runWith(Sink.ignore(), ext.materializer());
+    if (alreadyHeld) {
+      LOG.debug("{}: already holds {} (from {})", nodeId, describe(h), h.getSenderNode());
+    } else {
+      LOG.warn("{}: refused {} from {}: {}", nodeId, describe(h), h.getSenderNode(), reason);
+    }
+    return CompletableFuture.completedFuture(ack(false, alreadyHeld, reason));
+  }
+
+  private static String describe(FileHeader h) {
+    return "v" + h.getSchemaVersion() + "/" + h.getPartition() + "/" + h.getVersion();
+  }
+
+  private CompletionStage<FileAck> receive(FileHeader h, Source<Object, NotUsed> body) {
+    long started = System.nanoTime();
+    PartitionFileId id;
+    try {
+      id = new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
+      if (h.getSize() < 0) {
+        throw new IllegalArgumentException("negative size " + h.getSize());
+      }
+    } catch (IllegalArgumentException e) {
+      return refuse(h, body, false, "bad header: " + e.getMessage());
+    }
+    Optional<String> unhealthy = refusal.get();
+    if (unhealthy.isPresent()) {
+      return refuse(h, body, false, "unhealthy: " + unhealthy.get());
+    }
+    Long held = store.latestVersions(id.schemaVersion()).get(id.partition());
+    if (held != null && held == id.version()) {
+      return refuse(h, body, true, "already holds " + id);
+    }
+    if (held != null && held > id.version()) {
+      return refuse(
+          h,
+          body,
+          false,
+          "older version: "
+              + id
+              + " is older than the held version "
+              + held
+              + " of partition "
+              + id.partition());
+    }
+    if (active.incrementAndGet() > settings.maxIncomingTransfers()) {
+      active.decrementAndGet();
+      return refuse(
+          h,
+          body,
+          false,
+          "busy: " + settings.maxIncomingTransfers() + " incoming transfers in progress");
+    }
+    if (!receiving.add(id)) {
+      active.decrementAndGet();
+      return refuse(h, body, false, "busy: already receiving " + id);
+    }
+    String fromDc = h.getSenderDc();
+    String kind = h.getHopCount() == 0 ? "entry" : "relay";
+    return StoreWriter.stage(store, id, h.getSize(), ext.blockingExecutor())
+        .handle(
+            (staged, err) -> {
+              if (err != null) {
+                body.runWith(Sink.ignore(), ext.materializer());
+                return CompletableFuture.<Void>failedFuture(err);
+              }
+              return StoreWriter.fillAndPublish(
+                  staged,
+                  id,
+                  h.getSize(),
+                  h.getCrc32C(),
+                  body,
+                  ext.materializer(),
+                  ext.blockingExecutor(),
+                  n -> metrics.bytesReceived(fromDc, dc, n));
+            })
+        .thenCompose(f -> f)
+        .handle(
+            (ok, err) -> {
+              active.decrementAndGet();
+              receiving.remove(id);
+              if (err != null) {
+                String reason = StoreWriter.reason(err);
+                LOG.warn("{}: rejected {} from {}: {}", nodeId, id, h.getSenderNode(), reason);
+                return ack(false, false, reason);
+              }
+              LOG.debug("{}: published {} from {} ({} hop)", nodeId, id, h.getSenderNode(), kind);
+              try {
+                onPublished.accept(h);
+              } catch (RuntimeException e) {
+                LOG.warn("{}: after publishing {}", nodeId, id, e);
+              }
+              return ack(true, false, "");
+            });
+  }
+
+  private Source<ByteString, NotUsed> serveFetch(FetchRequest f) {
+    PartitionFileId id;
+    Optional<Path> file;
+    long size;
+    try {
+      id = new PartitionFileId(f.getSchemaVersion(), f.getPartition(), f.getVersion());
+      file = store.file(id);
+      size = file.isPresent() ? Files.size(file.get()) : -1;
+    } catch (IllegalArgumentException | IOException e) {
+      return Source.single(
+          Frames.frame(
+              FetchResponse.newBuilder()
+                  .setFound(false)
+                  .setReason("cannot serve: " + e.getMessage())
+                  .build()));
+    }
+    if (file.isEmpty()) {
+      return Source.single(
+          Frames.frame(
+              FetchResponse.newBuilder()
+                  .setFound(false)
+                  .setReason(nodeId + " does not hold " + id)
+                  .build()));
+    }
+    FileHeader header =
+        FileHeader.newBuilder()
+            .setSchemaVersion(id.schemaVersion())
+            .setPartition(id.partition())
+            .setVersion(id.version())
+            .setSize(size)
+            .setSenderNode(nodeId)
+            .setSenderDc(dc)
+            .build();
+    String toDc = f.getRequesterDc();
+    LOG.info("{}: serving {} to {} for catch-up", nodeId, id, f.getRequesterNode());
+    return Source.single(
+            Frames.frame(FetchResponse.newBuilder().setFound(true).setHeader(header).build()))
+        .concat(
+            FileIO.fromPath(file.get(), settings.chunkSize())
+                .map(
+                    b -> {
+                      metrics.bytesSent(dc, toDc, b.size());
+                      return b;
+                    })
+                .mapMaterializedValue(m -> NotUsed.getInstance()));
+  }
+
+  /** Unbinds and aborts every transfer in progress (their staged bytes are deleted). */
+  @Override
+  public void close() {
+    Tcp.ServerBinding b = binding;
+    if (b != null) {
+      b.unbind();
+    }
+    killSwitch.abort(new IOException("node " + nodeId + " closing"));
+  }
+}

@@ -1,0 +1,84 @@
+package dev.mosaic.transport.impl;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Micrometer meters of the transport. Names: {@code mosaic.transport.bytes} (tags {@code
+ * direction}=sent|received, {@code from_dc}, {@code to_dc}), {@code mosaic.transport.deliveries}
+ * (tags {@code kind}=entry|relay|fetch, {@code outcome}=accepted|failed), {@code
+ * mosaic.transport.retries} (tag {@code kind}), {@code mosaic.transport.delivery.latency} (tag
+ * {@code kind}), and per node the gauges {@code mosaic.transport.partitions.behind} and {@code
+ * mosaic.transport.stale}.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+public final class TransportMetrics {
+  private final MeterRegistry registry;
+  private final ConcurrentMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+  public TransportMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public void bytesSent(String fromDc, String toDc, long n) {
+    bytes("sent", fromDc, toDc).increment(n);
+  }
+
+  public void bytesReceived(String fromDc, String toDc, long n) {
+    bytes("received", fromDc, toDc).increment(n);
+  }
+
+  private Counter bytes(String direction, String fromDc, String toDc) {
+    return counters.computeIfAbsent(
+        direction + '|' + fromDc + '|' + toDc,
+        k ->
+            Counter.builder("mosaic.transport.bytes")
+                .description("partition file bytes moved, per link between datacenters")
+                .baseUnit("bytes")
+                .tag("direction", direction)
+                .tag("from_dc", fromDc)
+                .tag("to_dc", toDc)
+                .register(registry));
+  }
+
+  public void delivery(String kind, boolean accepted, Duration latency) {
+    counters
+        .computeIfAbsent(
+            "d|" + kind + '|' + accepted,
+            k ->
+                Counter.builder("mosaic.transport.deliveries")
+                    .description("partition file deliveries by outcome")
+                    .tag("kind", kind)
+                    .tag("outcome", accepted ? "accepted" : "failed")
+                    .register(registry))
+        .increment();
+    if (accepted) {
+      Timer.builder("mosaic.transport.delivery.latency")
+          .description("time from start of a delivery to its acknowledgement")
+          .tag("kind", kind)
+          .register(registry)
+          .record(latency);
+    }
+  }
+
+  public void retry(String kind) {
+    counters
+        .computeIfAbsent(
+            "r|" + kind,
+            k ->
+                Counter.builder("mosaic.transport.retries")
+                    .description("attempts that failed and were retried")
+                    .tag("kind", kind)
+                    .register(registry))
+        .increment();
+  }
+}
