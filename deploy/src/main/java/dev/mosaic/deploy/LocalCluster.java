@@ -139,6 +139,7 @@ public final class LocalCluster implements Closeable {
                 dc,
                 dataDir.resolve(id).resolve("store"),
                 s.host,
+                s.advertisedHost,
                 s.httpPort == 0 ? 0 : s.httpPort + k,
                 s.transportPort == 0 ? 0 : s.transportPort + k);
         SearcherRole role = new SearcherRole(spec, config, zkConnect).start();

@@ -299,6 +299,9 @@ public final class MosaicConfig {
     /** Interface to bind. */
     public final String host;
 
+    /** Host other nodes and clients reach a searcher by (empty: {@link #host}). */
+    public final String advertisedHost;
+
     /** HTTP port (first port in the local cluster; 0: any). */
     public final int httpPort;
 
@@ -339,6 +342,7 @@ public final class MosaicConfig {
       }
       nodesPerDc = positive(m, "searcher.nodes-per-dc");
       host = nonEmpty(m, "searcher.host");
+      advertisedHost = m.getString("searcher.advertised-host").strip();
       httpPort = port(m, "searcher.http-port");
       transportPort = port(m, "searcher.transport-port");
       nodeId = nonEmpty(m, "searcher.node-id");

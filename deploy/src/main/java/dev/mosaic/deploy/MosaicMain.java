@@ -269,7 +269,8 @@ public final class MosaicMain implements Runnable {
       Path store = nodeDir(config, s.storeDir, s.nodeId, "store");
       SearcherRole role =
           new SearcherRole(
-              new SearcherRole.Spec(s.nodeId, s.dc, store, s.host, s.httpPort, s.transportPort),
+              new SearcherRole.Spec(
+                  s.nodeId, s.dc, store, s.host, s.advertisedHost, s.httpPort, s.transportPort),
               config,
               zk);
       CountDownLatch stopped = stopOnShutdown("searcher", role);

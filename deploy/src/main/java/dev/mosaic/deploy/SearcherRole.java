@@ -50,22 +50,35 @@ public final class SearcherRole implements Closeable {
    * @param dc its datacenter
    * @param storeDir its store directory
    * @param host the interface both servers bind
+   * @param advertisedHost the host other nodes and clients reach it by (empty: {@code host})
    * @param httpPort HTTP port (0: any)
    * @param transportPort transport port (0: any)
    */
   public record Spec(
-      String nodeId, String dc, Path storeDir, String host, int httpPort, int transportPort) {
+      String nodeId,
+      String dc,
+      Path storeDir,
+      String host,
+      String advertisedHost,
+      int httpPort,
+      int transportPort) {
     /** Checks the fields. */
     public Spec {
       Objects.requireNonNull(nodeId, "nodeId");
       Objects.requireNonNull(dc, "dc");
       Objects.requireNonNull(storeDir, "storeDir");
       Objects.requireNonNull(host, "host");
+      Objects.requireNonNull(advertisedHost, "advertisedHost");
+    }
+
+    /** The host to register and print: the advertised one, else the bind host. */
+    public String reachableHost() {
+      return advertisedHost.isEmpty() ? host : advertisedHost;
     }
 
     /** The same searcher on fixed ports (to restart it where clients know it). */
     public Spec onPorts(int http, int transport) {
-      return new Spec(nodeId, dc, storeDir, host, http, transport);
+      return new Spec(nodeId, dc, storeDir, host, advertisedHost, http, transport);
     }
   }
 
@@ -117,6 +130,7 @@ public final class SearcherRole implements Closeable {
               .nodeId(spec.nodeId())
               .dc(spec.dc())
               .bind(spec.host(), spec.transportPort())
+              .advertise(spec.reachableHost(), -1)
               .httpAddress(httpAddress())
               .curator(curator)
               .store(node.store())
@@ -185,7 +199,7 @@ public final class SearcherRole implements Closeable {
 
   /** {@code host:port} of the HTTP API. */
   public String hostPort() {
-    return spec.host() + ":" + node.port();
+    return spec.reachableHost() + ":" + node.port();
   }
 
   /** {@code http://host:port}. */
