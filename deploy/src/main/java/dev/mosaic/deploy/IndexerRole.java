@@ -114,6 +114,7 @@ public final class IndexerRole implements Closeable {
               .outputDir(outputDir)
               .sender(sender)
               .manifest(new ZooKeeperIndexManifest(curator, config.zkRoot + "/index-manifest"))
+              .deliveredManifest(sender.manifest())
               .debounce(ic.debounce)
               .maxDelay(ic.maxDelay)
               .rebuildThreads(ic.rebuildThreads)
