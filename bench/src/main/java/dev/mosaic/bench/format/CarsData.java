@@ -31,14 +31,18 @@ import org.apache.lucene.util.Version;
 
 /**
  * The cars workload data: {@value #DOCUMENTS} offers from {@link CarOfferGenerator} (seed {@value
- * #SEED}) routed to {@value #PARTITIONS} partitions by dedup key ({@link OfferPartitioning}); our
- * partition files of {@link CarsSchema#SCHEMA}; and one Lucene index of the same offers (string
+ * #SEED}) routed to {@code PARTITIONS} (1024) partitions by dedup key ({@link OfferPartitioning});
+ * our partition files of {@link CarsSchema#SCHEMA}; and one Lucene index of the same offers (string
  * fields as terms, numbers as points plus doc values for sorting, the serialized offer as a stored
  * field). All cached under {@link BenchDataRoot}.
  */
 final class CarsData {
   static final int DOCUMENTS = 500_000;
-  static final int PARTITIONS = 1024;
+
+  /** Number of partitions: system property {@value #PARTITIONS_PROPERTY}, default 1024. */
+  static final String PARTITIONS_PROPERTY = "mosaic.bench.partitions";
+
+  static final int PARTITIONS = Integer.getInteger(PARTITIONS_PROPERTY, 1024);
   static final long SEED = 1;
 
   /** Bump when the generator's output changes, to invalidate cached offers. */

@@ -24,11 +24,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cars workload on one thread: {@value CarsData#DOCUMENTS} offers; ours in {@value
- * CarsData#PARTITIONS} mapped partitions under one {@link CompositeDatabase}, Lucene in one merged
- * index with doc values for sorting. Each call runs the next query of a fixed list of {@value
- * #QUERIES} ({@link CarsQueries}): the whole mix by default, or a single kind with {@code -p
- * kind=top_published} (count_region, top_published, by_price, marks_years).
+ * The cars workload on one thread: {@value CarsData#DOCUMENTS} offers; ours in 1024 (by default)
+ * mapped partitions under one {@link CompositeDatabase}, Lucene in one merged index with doc values
+ * for sorting. Each call runs the next query of a fixed list of {@value #QUERIES} ({@link
+ * CarsQueries}): the whole mix by default, or a single kind with {@code -p kind=top_published}
+ * (count_region, top_published, by_price, marks_years).
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

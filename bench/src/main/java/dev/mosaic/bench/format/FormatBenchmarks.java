@@ -57,6 +57,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
       description = "which of table1, cars, footprint to run")
   List<String> only;
 
+  @Option(
+      names = "--partitions",
+      defaultValue = "1024",
+      description = "cars partitions (default 1024; other counts show the per-partition cost)")
+  int partitions;
+
   @Option(names = "--kind", defaultValue = "mix", description = "cars query kind (default mix)")
   String kind;
 
@@ -66,6 +72,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    System.setProperty(CarsData.PARTITIONS_PROPERTY, Integer.toString(partitions));
     List<String> results = new ArrayList<>();
     double loadAtStart = loadAverage();
     if (only.contains("table1")) {
@@ -95,6 +102,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
               lucene,
               ours / lucene,
               (kind.equals("mix") ? "" : " kind=" + kind)
+                  + (partitions == 1024 ? "" : " partitions=" + partitions)
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
     }
     if (only.contains("footprint")) {
@@ -103,10 +111,11 @@ public final class FormatBenchmarks implements Callable<Integer> {
           String.format(
               Locale.ROOT,
               "RESULT format_build docs_per_s=%.0f bytes_per_raw_payload=%.3f"
-                  + " heap_bytes_per_partition=%d open_1024_ms=%.2f",
+                  + " heap_bytes_per_partition=%d open_%d_ms=%.2f",
               f.docsPerSecond(),
               f.bytesPerRawPayload(),
               f.heapBytesPerPartition(),
+              partitions,
               f.openMillis()));
       results.add(
           String.format(
@@ -146,7 +155,9 @@ public final class FormatBenchmarks implements Callable<Integer> {
             .measurementIterations(iterations)
             .measurementTime(TimeValue.seconds(seconds))
             .threads(1)
-            .jvmArgsAppend("-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get());
+            .jvmArgsAppend(
+                "-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get(),
+                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitions);
     if (kindParam != null) {
       options.param("kind", kindParam);
     }

@@ -87,6 +87,22 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
+  public dev.mosaic.format.Aggregation aggregate(
+      dev.mosaic.format.query.Condition condition,
+      List<dev.mosaic.format.query.Facet> facets,
+      List<dev.mosaic.format.query.Stats> stats) {
+    Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+    for (int i = 0; i < readers.length; i++) {
+      if (readers[i] != null) {
+        aggregator.add(readers[i]);
+      } else {
+        aggregator.addForeign(partitions.get(i), condition);
+      }
+    }
+    return aggregator.result();
+  }
+
+  @Override
   public void execute(Query query, DocumentProcessor processor) {
     Plan plan = Plan.compile(schema, query);
     if (plan.limit == 0) {
