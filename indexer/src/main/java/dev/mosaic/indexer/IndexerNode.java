@@ -508,6 +508,7 @@ public final class IndexerNode implements AutoCloseable {
         return;
       }
       Schema current = schema;
+      dirty.readingState(p);
       PartitionState.Snapshot snap = s.snapshot();
       DatabaseBuilder builder = DatabaseBuilder.create(current);
       int skipped = 0;
