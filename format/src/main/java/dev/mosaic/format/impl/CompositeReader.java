@@ -133,7 +133,7 @@ public final class CompositeReader implements CompositeDatabase {
             query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
             (doc, db) -> {
               emitted[0]++;
-              if (!processor.process(doc, db)) {
+              if (!processor.process(doc, d)) {
                 stopped[0] = true;
                 return false;
               }
