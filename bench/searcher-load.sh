@@ -26,6 +26,11 @@ echo "== building (bench and the modules it needs)"
 CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 
 PRISTINE="$WORK/pristine-$DOCS-$PARTITIONS"
+# regenerate when the file format or the generator changed since the data set was written
+if [ -f "$PRISTINE/.complete" ] && [ -n "$(find format/src/main api/src/main -newer "$PRISTINE/.complete" -type f | head -n 1)" ]; then
+  echo "== format or generator sources changed since $PRISTINE was written: regenerating"
+  rm -f "$PRISTINE/.complete"
+fi
 if [ ! -f "$PRISTINE/.complete" ]; then
   echo "== generating $DOCS documents in $PARTITIONS partitions into $PRISTINE"
   rm -rf "$PRISTINE"

@@ -38,7 +38,11 @@ public interface Database extends Searchable, Closeable {
     return DatabaseReader.map(file, arena, verifyChecksum);
   }
 
-  /** Reads a database from bytes (not copied; do not modify them), verifying the checksum. */
+  /**
+   * Reads a database from bytes (not copied; do not modify them), verifying the checksum. NOTE:
+   * {@link #close()} makes further queries throw {@link IllegalStateException}, but payload views
+   * handed out earlier stay readable (the array belongs to the caller).
+   */
   static Database fromBytes(byte[] bytes) throws CorruptDatabaseException {
     return DatabaseReader.fromBytes(bytes);
   }

@@ -9,9 +9,12 @@ import java.nio.file.Path;
 /**
  * Collects documents and writes them as one immutable database. Document ids are assigned in the
  * order documents are added, from 0. The same documents added in the same order give the same
- * bytes. Build time is O(n log n) in the number of values.
+ * bytes. Build time is linear in the number of values plus one sort of each field's distinct
+ * values. The file layout is described in {@code format/FORMAT.md}.
  *
- * <p>Thread safety: not thread safe; use one builder per thread.
+ * <p>Thread safety: not thread safe; use one builder per thread. NOTE: documents are kept by
+ * reference until the builder is dropped, and each field's segment is laid out in memory when
+ * written (at most 2 GiB per field; payloads are streamed and may exceed it).
  */
 public interface DatabaseBuilder {
 

@@ -1,6 +1,10 @@
 package dev.mosaic.format;
 
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
+import java.util.List;
 
 /**
  * Something queries run on: one partition ({@link Database}) or many ({@link CompositeDatabase}).
@@ -32,4 +36,27 @@ public interface Searchable {
    * @throws IllegalArgumentException as {@link #count}, and for ordering on a non-sortable field
    */
   void execute(Query query, DocumentProcessor processor);
+
+  /**
+   * Facet counts and field statistics over the documents matching {@code condition}, in one pass
+   * over the partitions (the condition is evaluated once per partition for every request).
+   *
+   * <p>Memory: per query, scratch of one counter per distinct value of a faceted field in a
+   * partition (reused across partitions), plus, for {@link Facet.Kind#TOP} and {@link
+   * Facet.Kind#ALL} over a composite, one entry per distinct value having a match in any partition.
+   *
+   * @throws IllegalArgumentException for an unknown field, a facet on a non-filterable field, stats
+   *     on a non-sortable field, or a value of the wrong type; the message names the field
+   */
+  Aggregation aggregate(Condition condition, List<Facet> facets, List<Stats> stats);
+
+  /** The facet counts of {@link #aggregate} alone. */
+  default List<Aggregation.FacetCounts> facets(Condition condition, Facet... facets) {
+    return aggregate(condition, List.of(facets), List.of()).facets();
+  }
+
+  /** The statistics of one field, as {@link #aggregate} computes them. */
+  default Aggregation.FieldStats stats(Condition condition, Stats stats) {
+    return aggregate(condition, List.of(), List.of(stats)).stats().get(0);
+  }
 }

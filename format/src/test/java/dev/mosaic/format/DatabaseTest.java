@@ -176,6 +176,42 @@ class DatabaseTest {
   }
 
   @Test
+  void aggregationCountsFacetsAndStatsOfTheFilteredSetAcrossPartitions() throws Exception {
+    List<Database> parts = new ArrayList<>();
+    for (int p = 0; p < 3; p++) {
+      parts.add(Database.fromBytes(CarsFixture.builder(p * 40, p * 40 + 40).toByteArray()));
+    }
+    CompositeDatabase all = CompositeDatabase.of(CarsFixture.SCHEMA, parts);
+    Aggregation a =
+        all.aggregate(
+            eq("region", "msk"),
+            List.of(
+                dev.mosaic.format.query.Facet.top("mark", 2),
+                dev.mosaic.format.query.Facet.values("tags", List.of("five", "none"))),
+            List.of(dev.mosaic.format.query.Stats.histogram("price", List.of(10_000L, 40_000L))));
+    // msk: i % 3 == 0 in [0, 120): 40 documents; marks by i % 4 over i = 0, 3, 6, 9...: 10 each
+    assertThat(a.count()).isEqualTo(40);
+    assertThat(a.facets().get(0).entries())
+        .containsExactly(new Aggregation.Entry("audi", 10), new Aggregation.Entry("bmw", 10));
+    // five: i % 15 == 0 -> 0, 15, ..., 105: 8 documents
+    assertThat(a.facets().get(1).entries())
+        .containsExactly(new Aggregation.Entry("five", 8), new Aggregation.Entry("none", 0));
+    Aggregation.FieldStats price = a.stats().get(0);
+    assertThat(price.count()).isEqualTo(40);
+    assertThat(price.min()).isEqualTo(0L);
+    assertThat(price.max()).isEqualTo(49_000L);
+    assertThat(price.buckets().stream().mapToLong(Long::longValue).sum()).isEqualTo(40);
+    assertThatThrownBy(() -> all.facets(all(), dev.mosaic.format.query.Facet.all("published")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'published'");
+    assertThatThrownBy(() -> all.stats(all(), dev.mosaic.format.query.Stats.of("region")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'region'");
+    assertThat(all.stats(eq("region", "nowhere"), dev.mosaic.format.query.Stats.of("price")))
+        .isEqualTo(new Aggregation.FieldStats("price", 0, null, null, List.of()));
+  }
+
+  @Test
   void accessAfterCloseThrowsIllegalState() throws Exception {
     Path file = dir.resolve("cars.mosaic");
     CarsFixture.builder(0, 100).writeTo(file);

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mosaic.format.ReferenceDatabase.Hit;
 import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +24,7 @@ import org.junit.jupiter.api.Test;
  */
 class RandomizedDatabaseTest {
   private static final long SEED = Long.getLong("tests.seed", System.nanoTime());
-  private static final int ROUNDS = Integer.getInteger("tests.rounds", 60);
+  private static final int ROUNDS = Integer.getInteger("tests.rounds", 40);
 
   @Test
   void everyQueryKindMatchesTheReferenceOnSingleAndCompositeDatabases() throws Exception {
@@ -79,6 +81,20 @@ class RandomizedDatabaseTest {
             List.of(Order.desc("many")),
             List.of(Order.asc("name"), Order.desc("at")),
             List.of(Order.desc("at")));
+    List<Facet> facets =
+        List.of(
+            Facet.top("name", 5),
+            Facet.all("few"),
+            Facet.all("tag"),
+            Facet.values("many", List.of(1L, 2L, 3L)));
+    List<Stats> stats =
+        List.of(
+            Stats.histogram("many", List.of(-20_000L, 0L, 20_000L)),
+            Stats.of("at"),
+            Stats.histogram("name", List.of("n1", "n5")));
+    for (Condition c : conditions) {
+      checkAggregation(db, reference, schema, c, facets, stats);
+    }
     for (Condition c : conditions) {
       for (List<Order> o : orders) {
         for (int limit : new int[] {1, 10, 500}) {
@@ -131,6 +147,42 @@ class RandomizedDatabaseTest {
         }
       }
     }
+    for (int q = 0; q < 10; q++) {
+      Condition condition = randomCondition(schema, values, random, 0);
+      List<Facet> facets = new ArrayList<>();
+      List<Stats> stats = new ArrayList<>();
+      for (Field f : schema.fields()) {
+        if (f.role().isFilterable() && random.nextBoolean()) {
+          facets.add(
+              switch (random.nextInt(3)) {
+                case 0 -> Facet.top(f.name(), random.nextInt(5));
+                case 1 -> Facet.all(f.name());
+                default ->
+                    Facet.values(f.name(), List.of(values.next(f.type()), values.next(f.type())));
+              });
+        }
+        if (f.role().isSortable() && random.nextBoolean()) {
+          java.util.TreeMap<byte[], Object> bounds =
+              new java.util.TreeMap<>(Arrays::compareUnsigned);
+          int nb = random.nextInt(4);
+          for (int i = 0; i < nb; i++) {
+            Object v = values.next(f.type());
+            bounds.put(f.type().encode(v), v);
+          }
+          stats.add(Stats.histogram(f.name(), new ArrayList<>(bounds.values())));
+        }
+      }
+      for (int p = 0; p < dbs.size(); p++) {
+        checkAggregation(
+            dbs.get(p),
+            new ReferenceDatabase(schema, List.of(docs.get(p))),
+            schema,
+            condition,
+            facets,
+            stats);
+      }
+      checkAggregation(composite, reference, schema, condition, facets, stats);
+    }
     for (int q = 0; q < 40; q++) {
       Query query = randomQuery(schema, values, random);
       String what = "query " + query;
@@ -150,6 +202,39 @@ class RandomizedDatabaseTest {
       assertThat(run(composite, query, partitionOf, stopAfter))
           .as(what + " stopping after " + stopAfter)
           .isEqualTo(expected.subList(0, Math.min(stopAfter, expected.size())));
+    }
+  }
+
+  private static void checkAggregation(
+      Searchable s,
+      ReferenceDatabase reference,
+      Schema schema,
+      Condition condition,
+      List<Facet> facets,
+      List<Stats> stats) {
+    Aggregation a = s.aggregate(condition, facets, stats);
+    String what = "aggregate where " + condition + " facets " + facets + " stats " + stats;
+    assertThat(a.count()).as(what).isEqualTo(reference.count(Query.where(condition)));
+    for (int i = 0; i < facets.size(); i++) {
+      FieldType type = schema.field(facets.get(i).field()).type();
+      List<String> actual =
+          a.facets().get(i).entries().stream()
+              .map(e -> ReferenceDatabase.hex(type.encode(e.value())) + "=" + e.count())
+              .toList();
+      assertThat(actual).as(what).isEqualTo(reference.facet(condition, facets.get(i)));
+    }
+    for (int i = 0; i < stats.size(); i++) {
+      FieldType type = schema.field(stats.get(i).field()).type();
+      Aggregation.FieldStats fs = a.stats().get(i);
+      String actual =
+          fs.count()
+              + " "
+              + ReferenceDatabase.hex(fs.min() == null ? null : type.encode(fs.min()))
+              + " "
+              + ReferenceDatabase.hex(fs.max() == null ? null : type.encode(fs.max()))
+              + " "
+              + fs.buckets().toString().replace(" ", "").replace(",", ", ");
+      assertThat(actual).as(what).isEqualTo(reference.stats(condition, stats.get(i)));
     }
   }
 

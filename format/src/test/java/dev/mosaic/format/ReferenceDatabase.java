@@ -58,6 +58,77 @@ final class ReferenceDatabase {
     return new ArrayList<>(hits.subList(from, to));
   }
 
+  /** Facet entries as "hex(value)=count", in the order the engine must return them. */
+  List<String> facet(dev.mosaic.format.query.Condition condition, dev.mosaic.format.query.Facet f) {
+    FieldType type = type(f.field());
+    java.util.TreeMap<byte[], Long> counts = new java.util.TreeMap<>(Arrays::compareUnsigned);
+    for (List<Document> p : partitions) {
+      for (Document d : p) {
+        if (matches(d, condition)) {
+          java.util.TreeSet<byte[]> distinct = new java.util.TreeSet<>(Arrays::compareUnsigned);
+          distinct.addAll(d.values(f.field()));
+          for (byte[] v : distinct) {
+            counts.merge(v, 1L, Long::sum);
+          }
+        }
+      }
+    }
+    List<String> out = new ArrayList<>();
+    switch (f.kind()) {
+      case VALUES -> {
+        for (Object v : f.values()) {
+          byte[] key = type.encode(v);
+          out.add(hex(key) + "=" + counts.getOrDefault(key, 0L));
+        }
+      }
+      case ALL -> counts.forEach((k, v) -> out.add(hex(k) + "=" + v));
+      case TOP -> {
+        List<java.util.Map.Entry<byte[], Long>> entries = new ArrayList<>(counts.entrySet());
+        entries.sort(
+            Comparator.<java.util.Map.Entry<byte[], Long>>comparingLong(e -> -e.getValue())
+                .thenComparing((a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey())));
+        entries.stream().limit(f.top()).forEach(e -> out.add(hex(e.getKey()) + "=" + e.getValue()));
+      }
+    }
+    return out;
+  }
+
+  /** Stats as "count min max [buckets]" with values in hex. */
+  String stats(dev.mosaic.format.query.Condition condition, dev.mosaic.format.query.Stats s) {
+    FieldType type = type(s.field());
+    List<byte[]> bounds = s.bounds().stream().map(type::encode).toList();
+    long count = 0;
+    byte[] min = null;
+    byte[] max = null;
+    long[] buckets = new long[bounds.isEmpty() ? 0 : bounds.size() + 1];
+    for (List<Document> p : partitions) {
+      for (Document d : p) {
+        if (matches(d, condition)) {
+          byte[] v = d.values(s.field()).get(0);
+          count++;
+          if (min == null || Arrays.compareUnsigned(v, min) < 0) {
+            min = v;
+          }
+          if (max == null || Arrays.compareUnsigned(v, max) > 0) {
+            max = v;
+          }
+          if (buckets.length > 0) {
+            int b = 0;
+            while (b < bounds.size() && Arrays.compareUnsigned(v, bounds.get(b)) >= 0) {
+              b++;
+            }
+            buckets[b]++;
+          }
+        }
+      }
+    }
+    return count + " " + hex(min) + " " + hex(max) + " " + Arrays.toString(buckets);
+  }
+
+  static String hex(byte[] b) {
+    return b == null ? "null" : java.util.HexFormat.of().formatHex(b);
+  }
+
   byte[] sortValue(Hit h, String field) {
     return partitions.get(h.partition()).get(h.document()).values(field).get(0);
   }

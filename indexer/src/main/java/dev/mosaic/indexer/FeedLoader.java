@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -15,7 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +27,20 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,7 +54,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every offer is checked before it is published: it needs an offer id, a dedup key, the
  * snapshot's partner (or none, then the snapshot's is used), a unique offer id in the snapshot, and
  * it must map to a document of the schema ({@link OfferDocuments}). An offer failing a check goes
- * to the dead-letter topic with the reason, and counts as absent from the snapshot.
+ * to the dead-letter topic with the reason, and counts as absent from the snapshot. An offer
+ * unchanged since the previous snapshot is not mapped again (it was when it first came).
  *
  * <p>What is remembered of the previous snapshot: per offer, the hashes of its id and content and
  * its partition ({@link PartnerSnapshotState}, ~37 bytes per offer), in memory and, when a {@link
@@ -71,6 +84,9 @@ public final class FeedLoader implements AutoCloseable {
   private final Counter upserts;
   private final Counter deletes;
   private final Counter rejected;
+  private volatile boolean running;
+  private Thread feedsThread;
+  private KafkaConsumer<byte[], byte[]> feedsConsumer;
   private KafkaProducer<byte[], byte[]> producer;
   private DeadLetterPublisher deadLetters;
   private int kafkaPartitions;
@@ -120,6 +136,21 @@ public final class FeedLoader implements AutoCloseable {
     if (config.stateDir != null) {
       Files.createDirectories(config.stateDir);
     }
+    if (config.feedsTopic != null) {
+      Properties cp = new Properties();
+      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers);
+      cp.put(ConsumerConfig.GROUP_ID_CONFIG, config.feedsGroupId);
+      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+      cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+      cp.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(256 << 20));
+      cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(256 << 20));
+      cp.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "600000");
+      feedsConsumer =
+          new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      running = true;
+      feedsThread = Thread.ofPlatform().name("feed-loader-feeds").start(this::followFeeds);
+    }
     LOG.info(
         "feed loader started: topic {} ({} Kafka partitions), {} index partitions, schema v{}",
         config.offersTopic,
@@ -127,6 +158,57 @@ public final class FeedLoader implements AutoCloseable {
         config.partitions,
         config.schema.version());
     return this;
+  }
+
+  /**
+   * Follows the feeds topic: each record is one partner's full snapshot, published as {@link
+   * #publish(FeedSnapshot)} does. An unparseable record is dead-lettered; a snapshot that fails to
+   * publish is retried (its offset is committed only once published).
+   */
+  private void followFeeds() {
+    try {
+      feedsConsumer.subscribe(List.of(config.feedsTopic));
+      while (running) {
+        ConsumerRecords<byte[], byte[]> records = feedsConsumer.poll(Duration.ofMillis(200));
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          String source = r.topic() + "/" + r.partition() + "@" + r.offset();
+          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+          try {
+            FeedSnapshot snapshot;
+            try {
+              snapshot = FeedSnapshot.parseFrom(r.value() == null ? new byte[0] : r.value());
+              OfferKeys.checkPartnerId(snapshot.getPartnerId());
+            } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+              rejected.increment();
+              deadLetters.publish(
+                  r.key(), r.value(), source, "not a usable FeedSnapshot: " + e.getMessage());
+              commit(tp, r.offset() + 1);
+              continue;
+            }
+            publish(snapshot);
+            commit(tp, r.offset() + 1);
+          } catch (IOException e) {
+            LOG.error("publishing the snapshot at {} failed; retrying it", source, e);
+            feedsConsumer.seek(tp, r.offset());
+            break;
+          }
+        }
+      }
+    } catch (WakeupException e) {
+      if (running) {
+        LOG.error("feeds consumer woken up unexpectedly", e);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.error("following the feeds topic failed; snapshots there are no longer loaded", e);
+    } finally {
+      feedsConsumer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private void commit(TopicPartition tp, long next) {
+    feedsConsumer.commitSync(Map.of(tp, new OffsetAndMetadata(next)));
   }
 
   /**
@@ -175,7 +257,23 @@ public final class FeedLoader implements AutoCloseable {
     String source = "snapshot " + partner + "/" + snapshot.getSnapshotId();
     long now = config.clock.millis();
     for (Offer offer : snapshot.getOffersList()) {
-      String reason = check(partner, offer, next);
+      String reason = checkIdentity(partner, offer, next);
+      long offerHash = 0;
+      long contentHash = 0;
+      int partition = -1;
+      byte[] content = null;
+      if (reason == null) {
+        content = contentBytes(partner, offer);
+        offerHash = OfferKeys.hash(offer.getOfferId());
+        contentHash = OfferKeys.hash(content, 0, content.length);
+        partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
+        boolean unchangedOffer =
+            prev.partition(offerHash) == partition && prev.contentHash(offerHash) == contentHash;
+        if (!unchangedOffer) {
+          // Unchanged offers passed this check when they were first published.
+          reason = checkDocument(offer);
+        }
+      }
       if (reason != null) {
         rejectedCount++;
         rejected.increment();
@@ -186,17 +284,6 @@ public final class FeedLoader implements AutoCloseable {
         deadLetters.publish(key, offer.toByteArray(), source, reason);
         continue;
       }
-      Offer normalized = offer;
-      if (offer.getPartnerId().isEmpty() || offer.getObservedAtMillis() == 0) {
-        Offer.Builder b = offer.toBuilder().setPartnerId(partner);
-        if (offer.getObservedAtMillis() == 0) {
-          b.setObservedAtMillis(now);
-        }
-        normalized = b.build();
-      }
-      long offerHash = OfferKeys.hash(offer.getOfferId());
-      long contentHash = contentHash(normalized);
-      int partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
       next.put(offerHash, contentHash, partition);
       int before = prev.partition(offerHash);
       if (before == partition && prev.contentHash(offerHash) == contentHash) {
@@ -211,7 +298,8 @@ public final class FeedLoader implements AutoCloseable {
           send(
               partition,
               OfferKeys.recordKey(partition, partner, offerHash),
-              normalized.toByteArray()));
+              withObservedAt(
+                  content, offer.getObservedAtMillis() != 0 ? offer.getObservedAtMillis() : now)));
       upsertCount++;
     }
     int[] removed = {0};
@@ -254,8 +342,8 @@ public final class FeedLoader implements AutoCloseable {
     return result;
   }
 
-  /** The reason an offer is rejected, or null when it is fine. */
-  private String check(String partner, Offer offer, PartnerSnapshotState seen) {
+  /** The reason an offer's identity is unusable, or null when it is fine. */
+  private String checkIdentity(String partner, Offer offer, PartnerSnapshotState seen) {
     String id = "offer '" + partner + "/" + offer.getOfferId() + "'";
     if (offer.getOfferId().isEmpty()) {
       return "offer of partner '" + partner + "' has no offer_id";
@@ -274,6 +362,11 @@ public final class FeedLoader implements AutoCloseable {
     if (seen.contains(OfferKeys.hash(offer.getOfferId()))) {
       return id + " appears twice in the snapshot; the first one is kept";
     }
+    return null;
+  }
+
+  /** The reason an offer does not map to a document of the schema, or null when it does. */
+  private String checkDocument(Offer offer) {
     try {
       OfferDocuments.toDocument(config.schema, offer);
     } catch (IllegalArgumentException e) {
@@ -291,10 +384,34 @@ public final class FeedLoader implements AutoCloseable {
             value));
   }
 
-  /** The content hash of an offer: xxHash64 of its bytes without the observation time. */
-  static long contentHash(Offer offer) {
-    byte[] bytes = offer.toBuilder().clearObservedAtMillis().build().toByteArray();
-    return OfferKeys.hash(bytes, 0, bytes.length);
+  /**
+   * The offer serialized with the snapshot's partner id and without the observation time: what its
+   * content hash is taken over, and the prefix of what is published.
+   */
+  static byte[] contentBytes(String partner, Offer offer) {
+    if (offer.getObservedAtMillis() == 0 && offer.getPartnerId().equals(partner)) {
+      return offer.toByteArray();
+    }
+    return offer.toBuilder().setPartnerId(partner).clearObservedAtMillis().build().toByteArray();
+  }
+
+  /**
+   * Appends {@code observed_at_millis} to an offer serialized without it, so the offer is
+   * serialized once, not twice. Protobuf parsers accept fields in any order, so this is the same
+   * message; while it is the highest-numbered field it is even the same bytes.
+   */
+  static byte[] withObservedAt(byte[] content, long observedAtMillis) {
+    int extra =
+        CodedOutputStream.computeInt64Size(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
+    byte[] out = Arrays.copyOf(content, content.length + extra);
+    CodedOutputStream tail = CodedOutputStream.newInstance(out, content.length, extra);
+    try {
+      tail.writeInt64(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
+      tail.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot append observed_at_millis", e);
+    }
+    return out;
   }
 
   private PartnerSnapshotState previousState(String partner) throws IOException {
@@ -327,7 +444,19 @@ public final class FeedLoader implements AutoCloseable {
   /** Flushes and closes the producer; idempotent. */
   @Override
   public void close() {
-    if (state.getAndSet(State.CLOSED) != State.CLOSED && producer != null) {
+    if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+      return;
+    }
+    running = false;
+    if (feedsThread != null) {
+      feedsConsumer.wakeup();
+      try {
+        feedsThread.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    if (producer != null) {
       producer.close();
     }
   }
@@ -357,6 +486,8 @@ public final class FeedLoader implements AutoCloseable {
     private int partitions = OfferKeys.DEFAULT_PARTITIONS;
     private Schema schema;
     private Path stateDir;
+    private String feedsTopic;
+    private String feedsGroupId = OfferTopics.FEED_LOADER_GROUP;
     private final Map<String, String> producerProperties = new HashMap<>();
     private MeterRegistry meterRegistry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
@@ -399,6 +530,24 @@ public final class FeedLoader implements AutoCloseable {
     /** Where partners' previous snapshots are kept across restarts (default: memory only). */
     public Builder stateDir(Path dir) {
       this.stateDir = dir;
+      return this;
+    }
+
+    /**
+     * Also follow a topic of partner snapshots (one serialized {@link FeedSnapshot} per record,
+     * e.g. {@value OfferTopics#FEEDS}), committing each once published (default: none).
+     */
+    public Builder feedsTopic(String topic) {
+      this.feedsTopic = Objects.requireNonNull(topic);
+      return this;
+    }
+
+    /**
+     * The consumer group following the feeds topic (default {@value
+     * OfferTopics#FEED_LOADER_GROUP}).
+     */
+    public Builder feedsGroupId(String groupId) {
+      this.feedsGroupId = Objects.requireNonNull(groupId);
       return this;
     }
 

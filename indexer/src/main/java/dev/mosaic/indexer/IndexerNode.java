@@ -6,6 +6,7 @@ import dev.mosaic.api.feed.Offer;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Schema;
 import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PartitionSender;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -40,6 +41,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -126,6 +128,7 @@ public final class IndexerNode implements AutoCloseable {
   private final DistributionSummary documentsSummary;
   private volatile int kafkaPartitions;
   private volatile boolean running;
+  private volatile boolean leaveGroupOnClose = true;
   private volatile Throwable failure;
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> deadLetterProducer;
@@ -263,7 +266,12 @@ public final class IndexerNode implements AutoCloseable {
       LOG.error("indexer consumer failed; the node stops following the offers topic", t);
     } finally {
       try {
-        consumer.close(Duration.ofSeconds(5));
+        consumer.close(
+            CloseOptions.groupMembershipOperation(
+                    leaveGroupOnClose
+                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                        : CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                .withTimeout(Duration.ofSeconds(5)));
       } catch (RuntimeException e) {
         LOG.warn("closing the consumer failed", e);
       }
@@ -410,6 +418,7 @@ public final class IndexerNode implements AutoCloseable {
       for (int p = k; p < partitions; p += kafkaPartitions) {
         PartitionState s = states.get(p);
         if (s != null) {
+          s.trim();
           offers += s.size();
           if (reconcile(p, s)) {
             reconciled++;
@@ -436,6 +445,7 @@ public final class IndexerNode implements AutoCloseable {
    */
   private boolean reconcile(int p, PartitionState s) {
     Schema current = schema;
+    learnDeliveredVersion(p, current.version());
     try {
       Optional<IndexManifest.Entry> entry = config.manifest.latest(current.version(), p);
       if (entry.isPresent()) {
@@ -451,6 +461,21 @@ public final class IndexerNode implements AutoCloseable {
     }
     dirty.mark(p, System.nanoTime());
     return true;
+  }
+
+  /** Raises the partition's last known version to the delivered manifest's, if one is given. */
+  private void learnDeliveredVersion(int p, int schemaVersion) {
+    if (config.deliveredManifest == null) {
+      return;
+    }
+    try {
+      config
+          .deliveredManifest
+          .latest(schemaVersion, p)
+          .ifPresent(r -> lastVersion.accumulateAndGet(p, r.id().version(), Math::max));
+    } catch (RuntimeException e) {
+      LOG.warn("delivered manifest not readable for partition {}", p, e);
+    }
   }
 
   private void updateLag() {
@@ -696,6 +721,18 @@ public final class IndexerNode implements AutoCloseable {
   }
 
   /**
+   * Simulates a crash, for tests: stops without leaving the consumer group (the group notices only
+   * when the session times out), abandoning running rebuilds.
+   */
+  void kill() {
+    leaveGroupOnClose = false;
+    if (rebuilders != null) {
+      rebuilders.shutdownNow();
+    }
+    close();
+  }
+
+  /**
    * Leaves the group (its partitions move to the other nodes), waits for running rebuilds (up to 30
    * s) and releases everything; idempotent. Files already written stay in the output directory.
    */
@@ -749,6 +786,7 @@ public final class IndexerNode implements AutoCloseable {
     private Path outputDir;
     private PartitionSender sender;
     private IndexManifest manifest;
+    private PartitionManifest deliveredManifest;
     private Duration debounce = Duration.ofSeconds(1);
     private Duration maxDelay = Duration.ofSeconds(10);
     private int rebuildThreads = Runtime.getRuntime().availableProcessors();
@@ -826,6 +864,15 @@ public final class IndexerNode implements AutoCloseable {
     /** Where versions are recorded (required; shared by all indexer nodes). */
     public Builder manifest(IndexManifest manifest) {
       this.manifest = Objects.requireNonNull(manifest);
+      return this;
+    }
+
+    /**
+     * The transport's manifest of delivered versions (optional): a partition taken over continues
+     * above the newest version recorded there too.
+     */
+    public Builder deliveredManifest(PartitionManifest manifest) {
+      this.deliveredManifest = Objects.requireNonNull(manifest);
       return this;
     }
 

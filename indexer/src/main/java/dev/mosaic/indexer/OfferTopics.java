@@ -31,6 +31,12 @@ public final class OfferTopics {
   /** The default offers topic. */
   public static final String OFFERS = "offers";
 
+  /** The default topic of partner feed snapshots (one serialized FeedSnapshot per record). */
+  public static final String FEEDS = "feeds";
+
+  /** The default consumer group of feed loaders following the feeds topic. */
+  public static final String FEED_LOADER_GROUP = "mosaic-feed-loader";
+
   /** The default dead-letter topic. */
   public static final String DEAD_LETTERS = "offers-dlq";
 

@@ -140,6 +140,13 @@ final class PartitionState {
     slab = Arrays.copyOf(slab, (int) Math.min(grown, Integer.MAX_VALUE - 16));
   }
 
+  /** Drops the slab's growth slack and garbage (e.g. once a restore is complete). */
+  synchronized void trim() {
+    if (slab.length > used - garbage + 4096) {
+      compactTo(0);
+    }
+  }
+
   private void maybeCompact() {
     if (garbage > 4096 && garbage > used - garbage) {
       compact();
@@ -148,8 +155,13 @@ final class PartitionState {
 
   /** Copies the live bytes into a new slab sized to them (old snapshots keep the old array). */
   private void compact() {
+    compactTo((used - garbage) >> 3);
+  }
+
+  /** Copies the live bytes into a new slab with {@code headroom} free bytes. */
+  private void compactTo(long headroom) {
     long live = used - garbage;
-    byte[] fresh = new byte[(int) Math.min(Integer.MAX_VALUE - 16, live + (live >> 3) + 256)];
+    byte[] fresh = new byte[(int) Math.min(Integer.MAX_VALUE - 16, live + headroom + 256)];
     int at = 0;
     for (Long2LongMap.Entry e : pointers.long2LongEntrySet()) {
       long p = e.getLongValue();

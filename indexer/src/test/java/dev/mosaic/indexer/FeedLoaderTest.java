@@ -18,6 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -139,6 +142,49 @@ class FeedLoaderTest {
       assertThat(result.unchanged()).isEqualTo(4);
       assertThat(result.deletes()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void snapshotsArrivingOnTheFeedsTopicArePublishedAndGarbageIsDeadLettered() throws Exception {
+    List<CarOffer> cars = cars(14, 4);
+    kafka.createTopic("feeds-in", 1);
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, "from-feeds", K, "from-feeds-dlq", (short) 1);
+    }
+    try (FeedLoader loader =
+            FeedLoader.builder()
+                .bootstrapServers(kafka.bootstrapServers())
+                .offersTopic("from-feeds")
+                .deadLetterTopic("from-feeds-dlq")
+                .partitions(P)
+                .schema(CarsSchema.SCHEMA)
+                .feedsTopic("feeds-in")
+                .feedsGroupId("feeds-test")
+                .build()
+                .start();
+        KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(
+                kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      producer.send(new ProducerRecord<>("feeds-in", new byte[] {1, 2, 3})).get();
+      producer.send(new ProducerRecord<>("feeds-in", snapshot(cars, 1).toByteArray())).get();
+      List<ConsumerRecord<byte[], byte[]>> offers = readAll(kafka, "from-feeds", 4);
+      assertThat(offers).hasSize(4).allSatisfy(r -> assertThat(r.value()).isNotNull());
+      List<ConsumerRecord<byte[], byte[]>> dlq = readAll(kafka, "from-feeds-dlq", 1);
+      assertThat(header(dlq.getFirst(), OfferTopics.REASON_HEADER))
+          .startsWith("not a usable FeedSnapshot");
+      assertThat(header(dlq.getFirst(), OfferTopics.SOURCE_HEADER)).isEqualTo("feeds-in/0@0");
+    }
+  }
+
+  @Test
+  void publishedBytesAreTheOfferWithItsObservationTime() throws Exception {
+    Offer offer = snapshot(cars(15, 1), 1).getOffers(0).toBuilder().setObservedAtMillis(0).build();
+    byte[] content = FeedLoader.contentBytes(offer.getPartnerId(), offer);
+    byte[] published = FeedLoader.withObservedAt(content, 1_700_000_000_123L);
+    Offer expected = offer.toBuilder().setObservedAtMillis(1_700_000_000_123L).build();
+    assertThat(Offer.parseFrom(published)).isEqualTo(expected);
+    assertThat(published).isEqualTo(expected.toByteArray());
+    assertThat(FeedLoader.contentBytes(offer.getPartnerId(), expected)).isEqualTo(content);
   }
 
   static String key(CarOffer car) {

@@ -120,6 +120,8 @@ class IndexerNodeTest {
             .debounce(Duration.ofMillis(200))
             .maxDelay(Duration.ofSeconds(2))
             .rebuildThreads(2)
+            .consumerProperty("session.timeout.ms", "6000")
+            .consumerProperty("heartbeat.interval.ms", "500")
             .build()
             .start();
     nodes.add(node);
@@ -287,8 +289,10 @@ class IndexerNodeTest {
     long before = version(p);
     assertThat(before).isPositive();
 
-    a.close(); // the node goes away; its partitions move to b
+    long killedAt = System.nanoTime();
+    a.kill(); // no goodbye to the group: b takes over once a's session times out
     await().atMost(WAIT).until(() -> b.ownedPartitions().equals(all) && b.isIdle());
+    System.out.printf("takeover after %d ms%n", (System.nanoTime() - killedAt) / 1_000_000);
 
     List<CarOffer> next = new ArrayList<>(cars);
     next.set(cars.indexOf(moved), moved.toBuilder().setPriceRub(moved.getPriceRub() - 1).build());
@@ -357,6 +361,22 @@ class IndexerNodeTest {
     await().atMost(WAIT).until(() -> version(p) > 0 && node.isIdle());
     Path file = sender.path(new PartitionFileId(CarsSchema.VERSION, p, version(p)));
     assertThat(count(file, Condition.eq(CarsSchema.OFFER_ID, car.getOfferId()))).isEqualTo(1);
+  }
+
+  @Test
+  void partitionWhoseOffersAllDisappearGetsAnEmptyVersion() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(26);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender);
+    await().atMost(WAIT).until(node::isIdle);
+    int p = partitionOf(cars.get(0));
+    long before = version(p);
+    List<CarOffer> next = cars.stream().filter(c -> partitionOf(c) != p).toList();
+    loader.publish(snapshot(next, 2));
+    await().atMost(WAIT).until(() -> version(p) > before);
+    assertThat(count(sender.path(sender.delivered().getLast()), Condition.all())).isZero();
+    assertThat(manifest.latest(CarsSchema.VERSION, p).orElseThrow().documents()).isZero();
   }
 
   @Test

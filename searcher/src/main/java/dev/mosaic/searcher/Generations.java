@@ -365,10 +365,16 @@ public final class Generations implements Closeable {
   }
 
   private void safetyScan() {
+    if (state.get() != State.STARTED) {
+      return;
+    }
     try {
       store.rescan();
       doReopen();
     } catch (IOException | RuntimeException e) {
+      if (state.get() != State.STARTED) {
+        return; // closing: the store or we went away under the scan
+      }
       LOG.error("periodic store scan failed; the previous generation keeps serving", e);
     }
   }

@@ -9,8 +9,10 @@ import dev.mosaic.format.Field;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -36,8 +38,11 @@ public final class JsonQuery {
   private static final ObjectMapper MAPPER =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final Set<String> SEARCH_KEYS =
-      Set.of("filter", "orderBy", "skip", "limit", "fields", "payload");
-  private static final Set<String> COUNT_KEYS = Set.of("filter");
+      Set.of("filter", "orderBy", "skip", "limit", "fields", "payload", "facets", "stats");
+  private static final Set<String> COUNT_KEYS = Set.of("filter", "facets", "stats");
+
+  /** Largest {@code top} of a facet. */
+  public static final int MAX_FACET_TOP = 1000;
 
   private JsonQuery() {}
 
@@ -47,8 +52,20 @@ public final class JsonQuery {
    * @param query condition, order, skip and limit
    * @param fields the sortable fields whose values each hit carries
    * @param payload whether hits carry their payload
+   * @param facets facet counts to compute over the matches
+   * @param stats field statistics to compute over the matches
    */
-  public record Search(Query query, List<String> fields, boolean payload) {}
+  public record Search(
+      Query query, List<String> fields, boolean payload, List<Facet> facets, List<Stats> stats) {}
+
+  /**
+   * A parsed count.
+   *
+   * @param condition the filter
+   * @param facets facet counts to compute over the matches
+   * @param stats field statistics to compute over the matches
+   */
+  public record Count(Condition condition, List<Facet> facets, List<Stats> stats) {}
 
   /** Parses the JSON text of a search. */
   public static Search parseSearch(byte[] json, Schema schema, int maxLimit) {
@@ -68,14 +85,145 @@ public final class JsonQuery {
       }
       payload = p.booleanValue();
     }
-    return new Search(new Query(condition, orders, skip, limit), fields, payload);
+    return new Search(
+        new Query(condition, orders, skip, limit),
+        fields,
+        payload,
+        facets(root.get("facets"), schema),
+        stats(root.get("stats"), schema));
   }
 
-  /** Parses the JSON text of a count: an object with an optional {@code filter}. */
-  public static Condition parseCount(byte[] json, Schema schema) {
+  /** Parses the JSON text of a count: an object with optional {@code filter}, facets and stats. */
+  public static Count parseCount(byte[] json, Schema schema) {
     JsonNode root = readObject(json);
     checkKeys(root, COUNT_KEYS, "");
-    return root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();
+    Condition c =
+        root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();
+    return new Count(c, facets(root.get("facets"), schema), stats(root.get("stats"), schema));
+  }
+
+  private static List<Facet> facets(JsonNode n, Schema schema) {
+    List<Facet> out = new ArrayList<>();
+    if (n == null || n.isNull()) {
+      return out;
+    }
+    if (!n.isArray()) {
+      throw new BadQueryException(
+          "facets: expected an array of facet requests but got " + describe(n));
+    }
+    for (int i = 0; i < n.size(); i++) {
+      String path = "facets[" + i + "]";
+      JsonNode e = n.get(i);
+      if (e.isTextual()) {
+        out.add(Facet.top(facetField(schema, e.textValue(), path).name(), 10));
+        continue;
+      }
+      if (!e.isObject()) {
+        throw new BadQueryException(
+            path
+                + ": expected a field name or {\"field\": ..., \"top\"|\"all\"|\"values\": ...} but got "
+                + describe(e));
+      }
+      checkKeys(e, Set.of("field", "top", "all", "values"), path);
+      JsonNode f = e.get("field");
+      if (f == null || !f.isTextual()) {
+        throw new BadQueryException(path + ".field: expected a field name but got " + describe(f));
+      }
+      Field field = facetField(schema, f.textValue(), path + ".field");
+      int kinds = (e.has("top") ? 1 : 0) + (e.has("all") ? 1 : 0) + (e.has("values") ? 1 : 0);
+      if (kinds > 1) {
+        throw new BadQueryException(
+            path + ": give one of \"top\", \"all\" or \"values\", not several");
+      }
+      if (e.has("values")) {
+        JsonNode v = e.get("values");
+        if (!v.isArray()) {
+          throw new BadQueryException(
+              path + ".values: expected an array of values but got " + describe(v));
+        }
+        List<Object> values = new ArrayList<>();
+        for (int j = 0; j < v.size(); j++) {
+          values.add(value(field, v.get(j), path + ".values[" + j + "]"));
+        }
+        out.add(Facet.values(field.name(), values));
+      } else if (e.has("all")) {
+        if (!e.get("all").isBoolean() || !e.get("all").booleanValue()) {
+          throw new BadQueryException(
+              path + ".all: expected true but got " + describe(e.get("all")));
+        }
+        out.add(Facet.all(field.name()));
+      } else {
+        int top = nonNegativeInt(e.get("top"), path + ".top", 10, MAX_FACET_TOP);
+        out.add(Facet.top(field.name(), top));
+      }
+    }
+    return out;
+  }
+
+  private static Field facetField(Schema schema, String name, String path) {
+    Field f = knownField(schema, name, path);
+    if (!f.role().isFilterable()) {
+      throw new BadQueryException(
+          path + ": cannot facet on field '" + name + "': it is " + f.role() + ", not filterable");
+    }
+    return f;
+  }
+
+  private static List<Stats> stats(JsonNode n, Schema schema) {
+    List<Stats> out = new ArrayList<>();
+    if (n == null || n.isNull()) {
+      return out;
+    }
+    if (!n.isArray()) {
+      throw new BadQueryException(
+          "stats: expected an array of stats requests but got " + describe(n));
+    }
+    for (int i = 0; i < n.size(); i++) {
+      String path = "stats[" + i + "]";
+      JsonNode e = n.get(i);
+      String name;
+      JsonNode bounds = null;
+      if (e.isTextual()) {
+        name = e.textValue();
+      } else if (e.isObject()) {
+        checkKeys(e, Set.of("field", "bounds"), path);
+        JsonNode f = e.get("field");
+        if (f == null || !f.isTextual()) {
+          throw new BadQueryException(
+              path + ".field: expected a field name but got " + describe(f));
+        }
+        name = f.textValue();
+        bounds = e.get("bounds");
+      } else {
+        throw new BadQueryException(
+            path
+                + ": expected a field name or {\"field\": ..., \"bounds\": [...]} but got "
+                + describe(e));
+      }
+      Field f = knownField(schema, name, path);
+      if (!f.role().isSortable()) {
+        throw new BadQueryException(
+            path
+                + ": no statistics on field '"
+                + name
+                + "': it is "
+                + f.role()
+                + ", not sortable; sortable fields are "
+                + sortable(schema));
+      }
+      List<Object> values = new ArrayList<>();
+      if (bounds != null && !bounds.isNull()) {
+        if (!bounds.isArray()) {
+          throw new BadQueryException(
+              path + ".bounds: expected an array of values but got " + describe(bounds));
+        }
+        for (int j = 0; j < bounds.size(); j++) {
+          values.add(value(f, bounds.get(j), path + ".bounds[" + j + "]"));
+        }
+      }
+      out.add(new Stats(f.name(), values));
+    }
+    return out;
   }
 
   /** Parses one condition (the value of {@code filter}). */

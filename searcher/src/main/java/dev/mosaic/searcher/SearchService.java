@@ -4,12 +4,15 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.google.protobuf.Descriptors.Descriptor;
+import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.ByteArrayOutputStream;
@@ -115,17 +118,81 @@ public final class SearchService {
     long t0 = System.nanoTime();
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
-      Condition c = JsonQuery.parseCount(json, db.schema());
-      long total = countChecked(db, Query.where(c));
+      JsonQuery.Count c = JsonQuery.parseCount(json, db.schema());
+      Aggregation aggregation = null;
+      long total;
+      if (c.facets().isEmpty() && c.stats().isEmpty()) {
+        total = countChecked(db, Query.where(c.condition()));
+      } else {
+        aggregation = aggregateChecked(db, c.condition(), c.facets(), c.stats());
+        total = aggregation.count();
+      }
       ByteArrayOutputStream out = new ByteArrayOutputStream(128);
       try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
         gen.writeStartObject();
         gen.writeNumberField("generation", g.id());
         gen.writeNumberField("total", total);
+        writeAggregation(gen, aggregation);
         gen.writeNumberField("tookMs", (System.nanoTime() - t0) / 1e6);
         gen.writeEndObject();
       }
       return out.toByteArray();
+    }
+  }
+
+  private static Aggregation aggregateChecked(
+      CompositeDatabase db, Condition condition, List<Facet> facets, List<Stats> stats) {
+    try {
+      return db.aggregate(condition, facets, stats);
+    } catch (BadQueryException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new BadQueryException(e.getMessage(), e);
+    }
+  }
+
+  private static void writeAggregation(JsonGenerator gen, Aggregation a) throws IOException {
+    if (a == null) {
+      return;
+    }
+    if (!a.facets().isEmpty()) {
+      gen.writeArrayFieldStart("facets");
+      for (Aggregation.FacetCounts f : a.facets()) {
+        gen.writeStartObject();
+        gen.writeStringField("field", f.field());
+        gen.writeArrayFieldStart("counts");
+        for (Aggregation.Entry e : f.entries()) {
+          gen.writeStartObject();
+          gen.writeFieldName("value");
+          writeValue(gen, e.value());
+          gen.writeNumberField("count", e.count());
+          gen.writeEndObject();
+        }
+        gen.writeEndArray();
+        gen.writeEndObject();
+      }
+      gen.writeEndArray();
+    }
+    if (!a.stats().isEmpty()) {
+      gen.writeArrayFieldStart("stats");
+      for (Aggregation.FieldStats s : a.stats()) {
+        gen.writeStartObject();
+        gen.writeStringField("field", s.field());
+        gen.writeNumberField("count", s.count());
+        gen.writeFieldName("min");
+        writeValue(gen, s.min());
+        gen.writeFieldName("max");
+        writeValue(gen, s.max());
+        if (!s.buckets().isEmpty()) {
+          gen.writeArrayFieldStart("buckets");
+          for (long b : s.buckets()) {
+            gen.writeNumber(b);
+          }
+          gen.writeEndArray();
+        }
+        gen.writeEndObject();
+      }
+      gen.writeEndArray();
     }
   }
 
@@ -147,7 +214,14 @@ public final class SearchService {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
       JsonQuery.Search s = JsonQuery.parseSearch(json, schema, maxLimit);
-      long total = countChecked(db, s.query());
+      Aggregation aggregation = null;
+      long total;
+      if (s.facets().isEmpty() && s.stats().isEmpty()) {
+        total = countChecked(db, s.query());
+      } else {
+        aggregation = aggregateChecked(db, s.query().condition(), s.facets(), s.stats());
+        total = aggregation.count();
+      }
       Optional<Descriptor> type = payloads.descriptor(schema.payloadType());
       FieldType[] types =
           s.fields().stream().map(f -> schema.field(f).type()).toArray(FieldType[]::new);
@@ -181,6 +255,7 @@ public final class SearchService {
           }
         }
         gen.writeEndArray();
+        writeAggregation(gen, aggregation);
         gen.writeNumberField("tookMs", (System.nanoTime() - t0) / 1e6);
         gen.writeEndObject();
       }
@@ -204,7 +279,7 @@ public final class SearchService {
     gen.writeObjectFieldStart("values");
     for (int i = 0; i < types.length; i++) {
       gen.writeFieldName(fields.get(i));
-      writeValue(gen, types[i], part.sortableValue(doc, fields.get(i)));
+      writeValue(gen, part.sortableValue(doc, fields.get(i)));
     }
     gen.writeEndObject();
     if (withPayload) {
@@ -222,7 +297,7 @@ public final class SearchService {
     gen.writeEndObject();
   }
 
-  private static void writeValue(JsonGenerator gen, FieldType type, Object v) throws IOException {
+  private static void writeValue(JsonGenerator gen, Object v) throws IOException {
     switch (v) {
       case Integer i -> gen.writeNumber(i);
       case Long l -> gen.writeNumber(l);

@@ -141,6 +141,7 @@ public final class SearcherNode implements Closeable {
                   pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
                   pekko.loglevel = INFO
                   pekko.stdout-loglevel = OFF
+                  pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off
                   pekko.http.server.parsing.max-content-length = 16m
                   pekko.http.server.idle-timeout = 120s
                   pekko.http.server.request-timeout = 60s

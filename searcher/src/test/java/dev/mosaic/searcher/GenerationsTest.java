@@ -16,6 +16,7 @@ import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
 import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.RejectedFileException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -188,6 +189,43 @@ class GenerationsTest {
         try (Generation g = gens.acquire()) {
           assertThat(gens.mappedBytes()).isEqualTo(mappedBytesOf(store, g.files()));
         }
+      }
+    }
+  }
+
+  @Test
+  void afterACrashOnlyFullyPublishedVerifiedFilesAreServed() throws Exception {
+    try (PartitionStore store = store(2)) {
+      publish(store, 0, 1);
+      publish(store, 1, 1);
+    }
+    Path p0 = root.resolve("v" + SCHEMA_VERSION).resolve("0");
+    Path p1 = root.resolve("v" + SCHEMA_VERSION).resolve("1");
+    // crash while receiving version 2 of partition 0: complete bytes, but still under the temp name
+    Files.write(p0.resolve("2.mosaic.5eed.tmp"), TestFiles.bytes(0, 2));
+    // a half-written version 2 of partition 1 under its final name (copied in by hand, say)
+    byte[] half = TestFiles.bytes(1, 2);
+    Files.write(p1.resolve("2.mosaic"), java.util.Arrays.copyOf(half, half.length - 9));
+    try (PartitionStore store = store(2);
+        Generations gens = generations(store, 1)) {
+      try (Generation g = gens.acquire()) {
+        assertThat(g.files().get(0).version()).isEqualTo(1);
+        assertThat(g.files().get(1).version()).isEqualTo(1);
+        assertThat(g.database().count(Query.all())).isEqualTo(2L * TestFiles.documents(1));
+      }
+      assertThat(p0.resolve("2.mosaic.5eed.tmp")).doesNotExist();
+      assertThat(p1.resolve("2.mosaic.corrupt")).exists();
+      // a corrupt publish later is rejected and the generation keeps version 1
+      byte[] bad = TestFiles.bytes(0, 3);
+      bad[bad.length - 12] ^= 0x7f;
+      try (var staged = store.stage(new PartitionFileId(SCHEMA_VERSION, 0, 3), bad.length)) {
+        Files.write(staged.path(), bad);
+        assertThatThrownBy(staged::publish).isInstanceOf(RejectedFileException.class);
+      }
+      long id = gens.reopen().get(30, TimeUnit.SECONDS);
+      assertThat(id).isEqualTo(1);
+      try (Generation g = gens.acquire()) {
+        assertThat(g.files().get(0).version()).isEqualTo(1);
       }
     }
   }

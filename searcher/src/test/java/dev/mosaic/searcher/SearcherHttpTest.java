@@ -178,6 +178,39 @@ class SearcherHttpTest {
     assertThat(JSON.readTree(r.body()).get("total").asLong()).isEqualTo(expected);
   }
 
+  @Test
+  void countWithFacetsAndStatsAnswersValueCountsAndRanges() throws Exception {
+    String region = cars.get(0).getRegion();
+    List<CarOffer> inRegion = cars.stream().filter(c -> c.getRegion().equals(region)).toList();
+    Map<String, Long> byMark = new TreeMap<>();
+    inRegion.forEach(c -> byMark.merge(c.getMark(), 1L, Long::sum));
+    HttpResponse<String> r =
+        post(
+            "/count",
+            """
+            {"filter": {"eq": {"region": "%s"}},
+             "facets": [{"field": "mark", "all": true}],
+             "stats": [{"field": "year", "bounds": [2010]}]}
+            """
+                .formatted(region));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode body = JSON.readTree(r.body());
+    assertThat(body.get("total").asLong()).isEqualTo(inRegion.size());
+    Map<String, Long> got = new TreeMap<>();
+    body.get("facets")
+        .get(0)
+        .get("counts")
+        .forEach(e -> got.put(e.get("value").asText(), e.get("count").asLong()));
+    assertThat(got).isEqualTo(byMark);
+    JsonNode year = body.get("stats").get(0);
+    assertThat(year.get("min").asInt())
+        .isEqualTo(inRegion.stream().mapToInt(CarOffer::getYear).min().orElseThrow());
+    assertThat(year.get("max").asInt())
+        .isEqualTo(inRegion.stream().mapToInt(CarOffer::getYear).max().orElseThrow());
+    long before2010 = inRegion.stream().filter(c -> c.getYear() < 2010).count();
+    assertThat(year.get("buckets").get(0).asLong()).isEqualTo(before2010);
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -196,6 +229,9 @@ class SearcherHttpTest {
           limit over maximum        | {"limit": 101}                          | limit: 101 is over the maximum of 100
           negative skip             | {"skip": -1}                            | skip: must be >= 0
           return non-sortable field | {"fields": ["color"]}                   | fields[0]: field 'color' is FILTERABLE
+          facet on unknown field    | {"facets": [{"field": "colour"}]}      | facets[0].field: unknown field 'colour'
+          stats on filterable field | {"stats": ["mark"]}                     | stats[0]: no statistics on field 'mark': it is FILTERABLE
+          facet top over maximum    | {"facets": [{"field": "mark", "top": 5000}]} | facets[0].top: 5000 is over the maximum of 1000
           bad timestamp             | {"filter": {"gte": {"published": "yesterday"}}} | cannot parse "yesterday" as an ISO-8601 instant
           """)
   void badSearchesAnswer400NamingTheProblem(String name, String body, String message)

@@ -24,6 +24,7 @@ public record TransportSettings(
     int maxIncomingTransfers,
     Duration catchUpInterval,
     Duration catchUpGrace,
+    Duration catchUpCrossDcAfter,
     int catchUpParallelism,
     Duration staleAfter,
     int chunkSize,
@@ -50,6 +51,7 @@ public record TransportSettings(
           {"connect-timeout", connectTimeout},
           {"catch-up-interval", catchUpInterval},
           {"catch-up-grace", catchUpGrace},
+          {"catch-up-cross-dc-after", catchUpCrossDcAfter},
           {"stale-after", staleAfter}
         }) {
       Duration value = (Duration) d[1];
@@ -86,6 +88,7 @@ public record TransportSettings(
         c.getInt("max-incoming-transfers"),
         c.getDuration("catch-up-interval"),
         c.getDuration("catch-up-grace"),
+        c.getDuration("catch-up-cross-dc-after"),
         c.getInt("catch-up-parallelism"),
         c.getDuration("stale-after"),
         (int) c.getBytes("chunk-size").longValue(),
@@ -112,6 +115,7 @@ public record TransportSettings(
     b.maxIncomingTransfers = maxIncomingTransfers;
     b.catchUpInterval = catchUpInterval;
     b.catchUpGrace = catchUpGrace;
+    b.catchUpCrossDcAfter = catchUpCrossDcAfter;
     b.catchUpParallelism = catchUpParallelism;
     b.staleAfter = staleAfter;
     b.chunkSize = chunkSize;
@@ -133,6 +137,7 @@ public record TransportSettings(
     private int maxIncomingTransfers = 16;
     private Duration catchUpInterval = Duration.ofSeconds(30);
     private Duration catchUpGrace = Duration.ofSeconds(10);
+    private Duration catchUpCrossDcAfter = Duration.ofMinutes(2);
     private int catchUpParallelism = 2;
     private Duration staleAfter = Duration.ofMinutes(5);
     private int chunkSize = 256 * 1024;
@@ -207,6 +212,12 @@ public record TransportSettings(
       return this;
     }
 
+    /** {@code catch-up-cross-dc-after}. */
+    public Builder catchUpCrossDcAfter(Duration v) {
+      catchUpCrossDcAfter = v;
+      return this;
+    }
+
     /** {@code catch-up-parallelism}. */
     public Builder catchUpParallelism(int v) {
       catchUpParallelism = v;
@@ -246,6 +257,7 @@ public record TransportSettings(
           maxIncomingTransfers,
           catchUpInterval,
           catchUpGrace,
+          catchUpCrossDcAfter,
           catchUpParallelism,
           staleAfter,
           chunkSize,

@@ -87,6 +87,22 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
+  public dev.mosaic.format.Aggregation aggregate(
+      dev.mosaic.format.query.Condition condition,
+      List<dev.mosaic.format.query.Facet> facets,
+      List<dev.mosaic.format.query.Stats> stats) {
+    Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+    for (int i = 0; i < readers.length; i++) {
+      if (readers[i] != null) {
+        aggregator.add(readers[i]);
+      } else {
+        aggregator.addForeign(partitions.get(i), condition);
+      }
+    }
+    return aggregator.result();
+  }
+
+  @Override
   public void execute(Query query, DocumentProcessor processor) {
     Plan plan = Plan.compile(schema, query);
     if (plan.limit == 0) {
@@ -117,7 +133,7 @@ public final class CompositeReader implements CompositeDatabase {
             query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
             (doc, db) -> {
               emitted[0]++;
-              if (!processor.process(doc, db)) {
+              if (!processor.process(doc, d)) {
                 stopped[0] = true;
                 return false;
               }

@@ -426,6 +426,16 @@ public final class DatabaseReader implements Database {
     execute(plan, processor);
   }
 
+  @Override
+  public dev.mosaic.format.Aggregation aggregate(
+      dev.mosaic.format.query.Condition condition,
+      java.util.List<dev.mosaic.format.query.Facet> facets,
+      java.util.List<dev.mosaic.format.query.Stats> stats) {
+    Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+    aggregator.add(this);
+    return aggregator.result();
+  }
+
   // ----- execution -----------------------------------------------------------------------------
 
   long count(Plan.Node node) {

@@ -372,6 +372,26 @@ final class FieldReader {
     return n;
   }
 
+  /** Number of documents of value {@code index} that are in {@code filter}. */
+  int intersectionCount(int index, long[] filter) {
+    long at = postingsOf(index);
+    int n = 0;
+    if (isListAt(index)) {
+      int count = count(index);
+      for (int i = 0; i < count; i++) {
+        int doc = id(at, i);
+        if ((filter[doc >>> 6] & (1L << doc)) != 0) {
+          n++;
+        }
+      }
+      return n;
+    }
+    for (int w = 0; w < filter.length; w++) {
+      n += Long.bitCount(data.get(LONG, at + 8L * w) & filter[w]);
+    }
+    return n;
+  }
+
   /** ORs the documents of value {@code index} into {@code bits}. */
   void orInto(int index, long[] bits) {
     int count = count(index);

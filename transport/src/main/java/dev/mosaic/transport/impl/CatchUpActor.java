@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * Catch-up of one node: on every tick (start, reconnection, manifest change, a publish, and
  * periodically) compares the store with the manifest, refreshes the node's health, and fetches the
  * latest version of each partition it lacks — from a peer of its own datacenter first, then from
- * other datacenters. A manifest version younger than {@code catch-up-grace} is left to the normal
- * delivery and relay, so catch-up does not add inter-DC copies while a relay is under way.
+ * other datacenters once the version is older than {@code catch-up-cross-dc-after}. A manifest
+ * version younger than {@code catch-up-grace} is left to the normal delivery and relay, so catch-up
+ * does not add inter-DC copies while a delivery or relay is under way.
  */
 final class CatchUpActor {
   private static final Logger LOG = LoggerFactory.getLogger(CatchUpActor.class);
@@ -147,7 +148,9 @@ final class CatchUpActor {
       }
       inFlight.add(rec.id());
       long started = System.nanoTime();
-      List<SearcherEndpoint> peers = peers(c);
+      boolean crossDc =
+          now - rec.acceptedAtMillis() >= c.settings().catchUpCrossDcAfter().toMillis();
+      List<SearcherEndpoint> peers = peers(c, crossDc);
       LOG.info("{}: catching up {} from {} candidate peers", c.nodeId(), rec.id(), peers.size());
       fetchFrom(c, peers, 0, rec, new StringBuilder())
           .whenComplete(
@@ -162,8 +165,8 @@ final class CatchUpActor {
     }
   }
 
-  /** Own datacenter first (shuffled), then the others (shuffled). */
-  private static List<SearcherEndpoint> peers(Context c) {
+  /** Own datacenter first (shuffled), then, when allowed, the others (shuffled). */
+  private static List<SearcherEndpoint> peers(Context c, boolean crossDc) {
     List<SearcherEndpoint> own = new ArrayList<>();
     List<SearcherEndpoint> others = new ArrayList<>();
     c.discovery()
@@ -179,7 +182,9 @@ final class CatchUpActor {
             });
     Collections.shuffle(own, ThreadLocalRandom.current());
     Collections.shuffle(others, ThreadLocalRandom.current());
-    own.addAll(others);
+    if (crossDc) {
+      own.addAll(others);
+    }
     return own;
   }
 

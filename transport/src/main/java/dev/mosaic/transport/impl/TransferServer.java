@@ -149,7 +149,15 @@ final class TransferServer implements AutoCloseable {
   }
 
   private CompletionStage<FileAck> receive(FileHeader h, Source<Object, NotUsed> body) {
-    long started = System.nanoTime();
+    try {
+      return admit(h, body);
+    } catch (RuntimeException e) {
+      LOG.error("{}: failed to handle {} from {}", nodeId, describe(h), h.getSenderNode(), e);
+      return refuse(h, body, false, "receiver error: " + e);
+    }
+  }
+
+  private CompletionStage<FileAck> admit(FileHeader h, Source<Object, NotUsed> body) {
     PartitionFileId id;
     try {
       id = new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());

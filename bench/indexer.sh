@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Indexer benchmark: a real KRaft Kafka broker in-process, the feed loader and one indexer node on
+# the cars generator's offers (500k offers, 1024 index partitions, 32 Kafka partitions, 1% changed).
+# Measures rebuild throughput on one core (docs/s), the node's heap bytes of state per offer against
+# the raw serialized offer bytes, and the time from a changed feed snapshot arriving to the last
+# changed partition file written (default 1 s debounce, all cores). Ends with
+#   RESULT indexer docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<> snapshot_to_files_ms=<>
+# Extra arguments go to the tool, e.g. --offers 100000 --changed 0.05 --debounce-ms 200.
+# Environment: HEAP (default 6g).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/select-jdk.sh
+
+./mvnw -B -q -pl bench -am package -DskipTests -Dspotless.check.skip=true
+
+# Kafka and ZooKeeper log at INFO by default; keep the tool's own lines readable.
+LOGBACK=bench/target/indexer-bench-logback.xml
+cat > "$LOGBACK" <<'XML'
+<configuration>
+  <appender name="STDERR" class="ch.qos.logback.core.ConsoleAppender">
+    <target>System.err</target>
+    <encoder><pattern>%d{HH:mm:ss.SSS} %-5level %logger{24} - %msg%n</pattern></encoder>
+  </appender>
+  <logger name="dev.mosaic" level="WARN"/>
+  <root level="WARN"><appender-ref ref="STDERR"/></root>
+</configuration>
+XML
+
+CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+  -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" \
+  -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@"

@@ -1,0 +1,132 @@
+package dev.mosaic.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.format.ReferenceDatabase.Hit;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
+import dev.mosaic.format.query.Order;
+import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A composite over partitions that are other {@link Database} implementations (a delegating
+ * wrapper, as a server might add for reference counting) answers like one over engine partitions,
+ * and hands the processor the partition object it was given.
+ */
+class CompositeOfWrappedPartitionsTest {
+  @Test
+  void wrappedAndDirectPartitionsMixInOneCompositeWithTheSameAnswers() throws Exception {
+    List<List<Document>> docs = new ArrayList<>();
+    List<Database> direct = new ArrayList<>();
+    List<Database> mixed = new ArrayList<>();
+    for (int p = 0; p < 4; p++) {
+      List<Document> part = new ArrayList<>();
+      DatabaseBuilder b = DatabaseBuilder.create(CarsFixture.SCHEMA);
+      for (int i = p * 37; i < p * 37 + 37; i++) {
+        part.add(CarsFixture.car(i));
+        b.add(part.get(part.size() - 1));
+      }
+      docs.add(part);
+      Database db = Database.fromBytes(b.toByteArray());
+      direct.add(db);
+      mixed.add(p % 2 == 0 ? new Wrapper(db) : db);
+    }
+    CompositeDatabase composite = CompositeDatabase.of(CarsFixture.SCHEMA, mixed);
+    ReferenceDatabase reference = new ReferenceDatabase(CarsFixture.SCHEMA, docs);
+    List<Query> queries =
+        List.of(
+            Query.where(Condition.eq("mark", "bmw")).skip(5).limit(20),
+            Query.where(Condition.gte("price", 20_000L)).orderBy(Order.desc("price")).limit(15),
+            Query.all().orderBy(Order.asc("mark"), Order.desc("published")).skip(30).limit(40),
+            Query.where(Condition.eq("region", "nowhere")).orderBy(Order.asc("price")));
+    for (Query q : queries) {
+      assertThat(composite.count(q)).as("%s", q).isEqualTo(reference.count(q));
+      List<Hit> hits = new ArrayList<>();
+      composite.execute(
+          q,
+          (doc, db) -> {
+            assertThat(mixed).as("processor gets the listed partition").containsOnlyOnce(db);
+            hits.add(new Hit(indexOf(mixed, db), doc));
+            return true;
+          });
+      assertThat(hits).as("%s", q).isEqualTo(reference.execute(q));
+    }
+    Condition c = Condition.eq("region", "spb");
+    List<Facet> facets = List.of(Facet.top("mark", 3), Facet.values("tags", List.of("even")));
+    List<Stats> stats = List.of(Stats.histogram("price", List.of(10_000L, 30_000L)));
+    assertThat(composite.aggregate(c, facets, stats))
+        .isEqualTo(CompositeDatabase.of(CarsFixture.SCHEMA, direct).aggregate(c, facets, stats));
+  }
+
+  private static int indexOf(List<Database> list, Database db) {
+    for (int i = 0; i < list.size(); i++) {
+      if (list.get(i) == db) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Delegates everything, passing itself to processors. */
+  private record Wrapper(Database inner) implements Database {
+    @Override
+    public Schema schema() {
+      return inner.schema();
+    }
+
+    @Override
+    public long documentCount() {
+      return inner.documentCount();
+    }
+
+    @Override
+    public long count(Query query) {
+      return inner.count(query);
+    }
+
+    @Override
+    public void execute(Query query, DocumentProcessor processor) {
+      inner.execute(query, (doc, db) -> processor.process(doc, this));
+    }
+
+    @Override
+    public Aggregation aggregate(Condition condition, List<Facet> facets, List<Stats> stats) {
+      return inner.aggregate(condition, facets, stats);
+    }
+
+    @Override
+    public MemorySegment payload(int document) {
+      return inner.payload(document);
+    }
+
+    @Override
+    public Object sortableValue(int document, String field) {
+      return inner.sortableValue(document, field);
+    }
+
+    @Override
+    public byte[] sortableBytes(int document, String field) {
+      return inner.sortableBytes(document, field);
+    }
+
+    @Override
+    public long sizeInBytes() {
+      return inner.sizeInBytes();
+    }
+
+    @Override
+    public int formatVersion() {
+      return inner.formatVersion();
+    }
+
+    @Override
+    public void close() {
+      inner.close();
+    }
+  }
+}
