@@ -118,7 +118,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
       }
     }
     if (only.contains("footprint")) {
-      FormatFootprint.Figures f = FormatFootprint.measure(5);
+      FormatFootprint.Figures f = FormatFootprint.measure(7);
       results.add(
           String.format(
               Locale.ROOT,
