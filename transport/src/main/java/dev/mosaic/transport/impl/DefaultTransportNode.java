@@ -36,7 +36,7 @@ import org.apache.zookeeper.CreateMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@link TransportNode} implementation. */
+/** The {@link TransportNode} implementation. Thread safety: as documented on the interface. */
 public final class DefaultTransportNode implements TransportNode {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultTransportNode.class);
 

@@ -33,7 +33,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@link TransportSender} implementation. */
+/** The {@link TransportSender} implementation. Thread safety: as documented on the interface. */
 public final class DefaultTransportSender implements TransportSender {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultTransportSender.class);
 

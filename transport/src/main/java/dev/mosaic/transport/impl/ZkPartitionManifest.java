@@ -24,7 +24,10 @@ import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** {@link PartitionManifest} as znodes {@code <root>/manifest/v<schema>/<partition>}. */
+/**
+ * {@link PartitionManifest} as znodes {@code <root>/manifest/v<schema>/<partition>}, read through a
+ * {@link CuratorCache}. Thread safety: safe for concurrent use.
+ */
 public final class ZkPartitionManifest implements PartitionManifest {
   private static final Logger LOG = LoggerFactory.getLogger(ZkPartitionManifest.class);
 

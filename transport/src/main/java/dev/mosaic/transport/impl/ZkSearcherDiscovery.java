@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link SearcherDiscovery} over a {@link CuratorCache} of {@code <root>/searchers/<dc>/<node>}
  * ephemeral znodes holding {@link SearcherRecord}s. The cache keeps its content while the
- * connection is lost, so the last known searchers stay usable.
+ * connection is lost, so the last known searchers stay usable. Thread safety: safe for concurrent
+ * use; reads return immutable snapshots.
  */
 public final class ZkSearcherDiscovery implements SearcherDiscovery {
   private static final Logger LOG = LoggerFactory.getLogger(ZkSearcherDiscovery.class);
