@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.mosaic.deploy.IndexerRole;
 import dev.mosaic.deploy.LocalCluster;
 import dev.mosaic.deploy.SearcherRole;
+import dev.mosaic.indexer.IndexerCrash;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
@@ -17,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** An indexer dies: the other takes over its partitions and changes keep flowing. */
+/**
+ * An indexer crashes (no goodbye to its consumer group): the other takes over its partitions once
+ * the group notices, and changes keep flowing.
+ */
 @ExtendWith(SharedCluster.class)
 @Timeout(300)
 class IndexerFailoverTest {
@@ -49,7 +53,8 @@ class IndexerFailoverTest {
     SortedSet<Integer> orphaned = new TreeSet<>(victim.node().ownedPartitions());
     Map<Integer, Long> before = cluster.latestVersions();
 
-    cluster.stopIndexer("indexer-2");
+    IndexerCrash.kill(victim.node());
+    cluster.stopIndexer("indexer-2"); // releases its sender and ZooKeeper client
 
     await("indexer-1 owns all " + p + " partitions")
         .atMost(Duration.ofSeconds(90))
