@@ -104,7 +104,10 @@ public final class FeedSimulator implements Closeable {
       publish(partner);
     } catch (Exception e) {
       failures.incrementAndGet();
-      LOG.warn("publishing a snapshot of {} failed; it is retried next round: {}", partner, e);
+      LOG.warn(
+          "publishing a snapshot of {} failed; it is retried next round: {}",
+          partner,
+          e.toString());
     }
   }
 
@@ -186,13 +189,16 @@ public final class FeedSimulator implements Closeable {
     return partners.size();
   }
 
-  /** Stops republishing; idempotent. */
+  /** Stops republishing, letting a publish in progress finish (up to 10 s); idempotent. */
   @Override
   public void close() {
-    scheduler.shutdownNow();
+    scheduler.shutdown();
     try {
-      scheduler.awaitTermination(10, TimeUnit.SECONDS);
+      if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
+        scheduler.shutdownNow();
+      }
     } catch (InterruptedException e) {
+      scheduler.shutdownNow();
       Thread.currentThread().interrupt();
     }
   }

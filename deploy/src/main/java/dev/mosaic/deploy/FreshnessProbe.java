@@ -189,13 +189,16 @@ public final class FreshnessProbe implements Closeable {
     return misses.get();
   }
 
-  /** Stops the periodic rounds; idempotent. */
+  /** Stops the periodic rounds, letting a round in progress finish (up to 5 s); idempotent. */
   @Override
   public void close() {
-    scheduler.shutdownNow();
+    scheduler.shutdown();
     try {
-      scheduler.awaitTermination(10, TimeUnit.SECONDS);
+      if (!scheduler.awaitTermination(5, TimeUnit.SECONDS)) {
+        scheduler.shutdownNow();
+      }
     } catch (InterruptedException e) {
+      scheduler.shutdownNow();
       Thread.currentThread().interrupt();
     }
   }

@@ -33,6 +33,22 @@ public interface DatabaseBuilder {
    */
   DatabaseBuilder add(Document document);
 
+  /**
+   * How payloads are stored; {@link PayloadCompression#AUTO} (the default) compresses them in LZ4
+   * blocks when that saves at least 10% of the payload bytes. Compressed payloads make the file
+   * format version 2, which version 1 readers reject.
+   */
+  DatabaseBuilder payloadCompression(PayloadCompression compression);
+
+  /**
+   * Target uncompressed size of one payload block, in bytes (default 32 KiB): a block closes once
+   * its payloads reach this size, so a block holds at least one document. Smaller blocks make a
+   * random payload read cheaper; larger blocks usually compress better.
+   *
+   * @throws IllegalArgumentException when not positive
+   */
+  DatabaseBuilder payloadBlockSize(int bytes);
+
   /** Number of documents added so far. */
   int documentCount();
 

@@ -50,6 +50,10 @@ public final class DatabaseReader implements Database {
   private final long payloadOffsets;
   private final int payloadWidth;
   private final long payloadData;
+
+  /** Non-null when payloads are stored as LZ4 blocks (format version 2). */
+  private final PayloadBlocks blocks;
+
   private volatile boolean closed;
 
   private DatabaseReader(
@@ -62,7 +66,8 @@ public final class DatabaseReader implements Database {
       long[] fieldSegments,
       long payloadOffsets,
       int payloadWidth,
-      long payloadData) {
+      long payloadData,
+      PayloadBlocks blocks) {
     this.source = source;
     this.data = data;
     this.ownedArena = ownedArena;
@@ -74,6 +79,7 @@ public final class DatabaseReader implements Database {
     this.payloadOffsets = payloadOffsets;
     this.payloadWidth = payloadWidth;
     this.payloadData = payloadData;
+    this.blocks = blocks;
   }
 
   // ----- opening -------------------------------------------------------------------------------
@@ -133,12 +139,16 @@ public final class DatabaseReader implements Database {
       throw new CorruptDatabaseException(source, "header", 0, "wrong magic: not a Mosaic database");
     }
     int version = data.get(INT, 8);
-    if (version != FORMAT_VERSION) {
+    if (version < FORMAT_VERSION_1 || version > MAX_FORMAT_VERSION) {
       throw new CorruptDatabaseException(
           source,
           "header",
           8,
-          "unsupported format version " + version + " (this reader reads " + FORMAT_VERSION + ")");
+          "unsupported format version "
+              + version
+              + " (this reader reads 1 to "
+              + MAX_FORMAT_VERSION
+              + ")");
     }
     int schemaVersion = data.get(INT, 12);
     int checksumKind = data.get(ValueLayout.JAVA_BYTE, 16);
@@ -246,6 +256,20 @@ public final class DatabaseReader implements Database {
     if (lengths[p] < 8) {
       throw new CorruptDatabaseException(source, "payload", base, "payload segment too short");
     }
+    int payloadFlags = data.get(INT, base + 4);
+    if (payloadFlags != 0
+        && (version < FORMAT_VERSION_2 || payloadFlags != PAYLOAD_FLAG_LZ4_BLOCKS)) {
+      throw new CorruptDatabaseException(
+          source,
+          "payload",
+          base + 4,
+          "unknown payload flags " + payloadFlags + " for format version " + version);
+    }
+    if (payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS) {
+      PayloadBlocks blocks = PayloadBlocks.read(source, data, documents, base, lengths[p]);
+      return new DatabaseReader(
+          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks);
+    }
     int width = data.get(INT, base);
     long table = base + 8;
     long payloadData = table + (long) width * (documents + 1L);
@@ -262,7 +286,17 @@ public final class DatabaseReader implements Database {
           source, "payload", table, "payload bytes do not match the segment length");
     }
     return new DatabaseReader(
-        source, data, owned, schema, documents, version, fieldSegments, table, width, payloadData);
+        source,
+        data,
+        owned,
+        schema,
+        documents,
+        version,
+        fieldSegments,
+        table,
+        width,
+        payloadData,
+        null);
   }
 
   private static void verifyChecksum(MemorySegment data, String source)
@@ -339,10 +373,21 @@ public final class DatabaseReader implements Database {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For raw payloads (format version 1, or version 2 without compression) this is a zero-copy
+   * slice of the mapping. NOTE: for LZ4-compressed payloads it decompresses the document's block
+   * (kept per thread, so reading consecutive documents decompresses each block once) and returns a
+   * read-only segment over a fresh heap array holding a copy of the payload.
+   */
   @Override
   public MemorySegment payload(int document) {
     ensureOpen();
     checkDocument(document);
+    if (blocks != null) {
+      return MemorySegment.ofArray(blocks.payload(document)).asReadOnly();
+    }
     long from;
     long to;
     if (payloadWidth == 4) {
@@ -353,6 +398,41 @@ public final class DatabaseReader implements Database {
       to = data.get(LONG, payloadOffsets + 8L * document + 8);
     }
     return data.asSlice(payloadData + from, to - from);
+  }
+
+  @Override
+  public byte[] payloadBytes(int document) {
+    ensureOpen();
+    checkDocument(document);
+    if (blocks != null) {
+      return blocks.payload(document);
+    }
+    return payload(document).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** True when this database stores its payloads as LZ4 blocks. */
+  public boolean payloadsCompressed() {
+    return blocks != null;
+  }
+
+  /** Number of LZ4 payload blocks, 0 for raw payloads. */
+  public int payloadBlockCount() {
+    return blocks == null ? 0 : blocks.blockCount();
+  }
+
+  /** Total payload bytes before compression (the raw payload bytes for raw payloads). */
+  public long payloadBytesUncompressed() {
+    if (blocks != null) {
+      return blocks.uncompressedBytes();
+    }
+    return payloadWidth == 4
+        ? data.get(INT, payloadOffsets + 4L * documents) & 0xFFFF_FFFFL
+        : data.get(LONG, payloadOffsets + 8L * documents);
+  }
+
+  /** Payload bytes as stored in the file (compressed blocks, or the raw payload bytes). */
+  public long payloadBytesStored() {
+    return blocks != null ? blocks.compressedBytes() : payloadBytesUncompressed();
   }
 
   private void checkDocument(int document) {

@@ -15,7 +15,18 @@ final class FileFormat {
   /** "MEND" read as a little-endian int: the last four bytes of every file. */
   static final int END_MAGIC = 0x444E454D;
 
-  static final int FORMAT_VERSION = 1;
+  /** Raw payloads only; still written when no version 2 feature is used. */
+  static final int FORMAT_VERSION_1 = 1;
+
+  /** Adds LZ4 payload blocks (payload flags bit 0). */
+  static final int FORMAT_VERSION_2 = 2;
+
+  /** The newest version this code reads. */
+  static final int MAX_FORMAT_VERSION = FORMAT_VERSION_2;
+
+  /** Payload segment flag: payloads stored as LZ4 blocks. */
+  static final int PAYLOAD_FLAG_LZ4_BLOCKS = 1;
+
   static final int CHECKSUM_CRC32C = 1;
 
   static final int HEADER_SIZE = 32;
