@@ -1,7 +1,39 @@
 #!/usr/bin/env bash
-# Starts the local multi-datacenter cluster (ZooKeeper, Kafka, feed simulator, indexers, searchers).
+# Runs the whole Mosaic pipeline locally in one JVM: embedded ZooKeeper and Kafka (KRaft), a feed
+# simulator, two indexers and two datacenters of two searchers each. Ctrl-C stops everything.
+#
+#   bash deploy/local-cluster.sh                      # run until Ctrl-C, printing a status line
+#   bash deploy/local-cluster.sh --duration 60        # run 60 s under query load, print RESULT, exit
+#   bash deploy/local-cluster.sh --config my.conf --set mosaic.partitions=128
+#
+# Builds deploy/target/mosaic.jar first when it is missing or older than any source.
+# Logs go to deploy/target/local-cluster.log (override with MOSAIC_LOG_FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ./scripts/select-jdk.sh
-echo "The local cluster launcher is not built yet (see the deploy issue)." >&2
-exit 2
+
+jar=deploy/target/mosaic.jar
+stale=""
+if [ ! -f "$jar" ]; then
+  stale="missing"
+elif [ -n "$(find . -path ./.git -prune -o -path '*/target' -prune -o \
+    \( -name '*.java' -o -name 'pom.xml' -o -name '*.conf' -o -name '*.proto' -o -name 'logback.xml' \) \
+    -newer "$jar" -print -quit)" ]; then
+  stale="older than the sources"
+fi
+if [ -n "$stale" ]; then
+  echo "Building $jar ($stale)..." >&2
+  if ! build_log=$(./mvnw -B -q -ntp -DskipTests -Dspotless.check.skip=true -pl deploy -am package 2>&1); then
+    echo "$build_log" >&2
+    echo "ERROR: building $jar failed (output above)." >&2
+    exit 1
+  fi
+fi
+
+log_file="${MOSAIC_LOG_FILE:-deploy/target/local-cluster.log}"
+echo "Logs: $log_file" >&2
+exec "$JAVA_HOME/bin/java" \
+  --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+  ${MOSAIC_JAVA_OPTS:-} \
+  -Dmosaic.log.file="$log_file" \
+  -jar "$jar" local-cluster "$@"

@@ -24,7 +24,11 @@ final class DeadLetterPublisher {
   private final Counter counter;
 
   DeadLetterPublisher(
-      Producer<byte[], byte[]> producer, String topic, String stage, MeterRegistry registry) {
+      Producer<byte[], byte[]> producer,
+      String topic,
+      String stage,
+      String node,
+      MeterRegistry registry) {
     this.producer = producer;
     this.topic = topic;
     this.stage = stage;
@@ -32,6 +36,7 @@ final class DeadLetterPublisher {
         Counter.builder("mosaic.indexer.dead.letters")
             .description("messages sent to the dead-letter topic")
             .tag("stage", stage)
+            .tag("node", node)
             .register(registry);
   }
 

@@ -62,6 +62,16 @@ final class DirtyPartitions {
     return due.toIntArray();
   }
 
+  /**
+   * A rebuild is about to read the partition's state: every change marked so far is in what it
+   * reads, so the partition is clean again (changes applied but not yet marked only cause one more
+   * rebuild, never a lost one). Folds changes that arrived while the rebuild waited for a thread
+   * into that rebuild.
+   */
+  synchronized void readingState(int partition) {
+    clear(partition);
+  }
+
   synchronized void rebuilt(int partition) {
     if (rebuilding[partition]) {
       rebuilding[partition] = false;

@@ -125,7 +125,8 @@ public final class FeedLoader implements AutoCloseable {
     p.putAll(config.producerProperties);
     producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     deadLetters =
-        new DeadLetterPublisher(producer, config.deadLetterTopic, "loader", config.meterRegistry);
+        new DeadLetterPublisher(
+            producer, config.deadLetterTopic, "loader", "feed-loader", config.meterRegistry);
     try {
       kafkaPartitions = producer.partitionsFor(config.offersTopic).size();
     } catch (RuntimeException e) {

@@ -147,22 +147,28 @@ public final class IndexerNode implements AutoCloseable {
     this.rebuildTimer =
         Timer.builder("mosaic.indexer.rebuild.duration")
             .description("time to rebuild, write and record one partition file")
+            .tag("node", builder.nodeName)
             .register(registry);
     this.documentsSummary =
         DistributionSummary.builder("mosaic.indexer.partition.documents")
             .description("documents per rebuilt partition file")
+            .tag("node", builder.nodeName)
             .register(registry);
     Gauge.builder("mosaic.indexer.consumer.lag", lag, AtomicLong::get)
         .description("records behind the end of the assigned offers partitions")
+        .tag("node", builder.nodeName)
         .register(registry);
     Gauge.builder("mosaic.indexer.partitions.dirty", dirty, DirtyPartitions::pending)
         .description("index partitions waiting for or in a rebuild")
+        .tag("node", builder.nodeName)
         .register(registry);
     Gauge.builder("mosaic.indexer.offers", this, IndexerNode::offerCount)
         .description("offers held in the state of the owned partitions")
+        .tag("node", builder.nodeName)
         .register(registry);
     Gauge.builder("mosaic.indexer.state.bytes", this, IndexerNode::stateBytes)
         .description("heap bytes of the owned partitions' state")
+        .tag("node", builder.nodeName)
         .register(registry);
   }
 
@@ -223,17 +229,22 @@ public final class IndexerNode implements AutoCloseable {
         new KafkaProducer<>(pp, new ByteArraySerializer(), new ByteArraySerializer());
     deadLetters =
         new DeadLetterPublisher(
-            deadLetterProducer, config.deadLetterTopic, "indexer", config.meterRegistry);
+            deadLetterProducer,
+            config.deadLetterTopic,
+            "indexer",
+            config.nodeName,
+            config.meterRegistry);
     rebuilders =
         Executors.newFixedThreadPool(
-            config.rebuildThreads, Thread.ofPlatform().name("indexer-rebuild-", 0).factory());
+            config.rebuildThreads,
+            Thread.ofPlatform().name(config.nodeName + "-rebuild-", 0).factory());
     ticker =
         Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("indexer-ticker").daemon().factory());
+            Thread.ofPlatform().name(config.nodeName + "-ticker").daemon().factory());
     long tick = Math.clamp(config.debounce.toMillis() / 4, 10, 100);
     ticker.scheduleWithFixedDelay(this::scheduleDue, tick, tick, TimeUnit.MILLISECONDS);
     running = true;
-    consumerThread = Thread.ofPlatform().name("indexer-consumer").start(this::follow);
+    consumerThread = Thread.ofPlatform().name(config.nodeName + "-consumer").start(this::follow);
     LOG.info(
         "indexer started: topic {} ({} Kafka partitions), {} index partitions, schema v{}, group {}",
         config.offersTopic,
@@ -508,6 +519,7 @@ public final class IndexerNode implements AutoCloseable {
         return;
       }
       Schema current = schema;
+      dirty.readingState(p);
       PartitionState.Snapshot snap = s.snapshot();
       DatabaseBuilder builder = DatabaseBuilder.create(current);
       int skipped = 0;
@@ -776,6 +788,7 @@ public final class IndexerNode implements AutoCloseable {
 
   /** Configures an {@link IndexerNode}. Not thread safe. */
   public static final class Builder {
+    private String nodeName = "indexer";
     private String bootstrapServers;
     private String offersTopic = OfferTopics.OFFERS;
     private String deadLetterTopic = OfferTopics.DEAD_LETTERS;
@@ -797,6 +810,15 @@ public final class IndexerNode implements AutoCloseable {
     private RebuildListener listener = (id, file, documents) -> {};
 
     private Builder() {}
+
+    /**
+     * The node's name (default {@code indexer}): the {@code node} tag of its meters, so several
+     * nodes can share one registry, and part of its thread names.
+     */
+    public Builder nodeName(String name) {
+      this.nodeName = Objects.requireNonNull(name);
+      return this;
+    }
 
     /** Kafka bootstrap servers (required). */
     public Builder bootstrapServers(String bootstrapServers) {

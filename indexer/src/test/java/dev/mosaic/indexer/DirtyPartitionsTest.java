@@ -31,6 +31,18 @@ class DirtyPartitionsTest {
   }
 
   @Test
+  void changesBeforeARebuildReadsTheStateAreFoldedIntoIt() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.mark(2, 0);
+    assertThat(d.takeDue(2000 * MS, 1000 * MS, 10_000 * MS)).containsExactly(2);
+    d.mark(2, 2500 * MS); // arrives while the rebuild waits for a thread
+    d.readingState(2);
+    d.rebuilt(2);
+    assertThat(d.pending()).isZero();
+    assertThat(d.takeDue(9000 * MS, 1000 * MS, 10_000 * MS)).isEmpty();
+  }
+
+  @Test
   void partitionIsNeverHandedOutTwiceAtOnceAndAChangeDuringARebuildMakesItDirtyAgain() {
     DirtyPartitions d = new DirtyPartitions(8);
     d.mark(1, 0);

@@ -19,10 +19,15 @@ import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.PartitionManifest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -32,6 +37,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.curator.framework.CuratorFramework;
@@ -106,7 +112,13 @@ class IndexerNodeTest {
   }
 
   private IndexerNode startNode(String name, DirectoryPartitionSender sender) throws Exception {
-    IndexerNode node =
+    return startNode(name, sender, b -> {});
+  }
+
+  private IndexerNode startNode(
+      String name, DirectoryPartitionSender sender, Consumer<IndexerNode.Builder> customize)
+      throws Exception {
+    IndexerNode.Builder builder =
         IndexerNode.builder()
             .bootstrapServers(kafka.bootstrapServers())
             .offersTopic(topic)
@@ -121,9 +133,9 @@ class IndexerNodeTest {
             .maxDelay(Duration.ofSeconds(2))
             .rebuildThreads(2)
             .consumerProperty("session.timeout.ms", "6000")
-            .consumerProperty("heartbeat.interval.ms", "500")
-            .build()
-            .start();
+            .consumerProperty("heartbeat.interval.ms", "500");
+    customize.accept(builder);
+    IndexerNode node = builder.build().start();
     nodes.add(node);
     return node;
   }
@@ -241,7 +253,9 @@ class IndexerNodeTest {
     first.close();
 
     DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc2"));
-    IndexerNode second = startNode("second", sender);
+    // The restarted node's clock is far behind: versions must still go up.
+    Clock past = Clock.fixed(Instant.parse("2001-01-01T00:00:00Z"), ZoneOffset.UTC);
+    IndexerNode second = startNode("second", sender, b -> b.clock(past));
     await().atMost(WAIT).until(second::isIdle);
     assertThat(second.offerCount()).isEqualTo(cars.size());
     assertThat(sender.delivered())
@@ -255,6 +269,7 @@ class IndexerNodeTest {
     loader.publish(snapshot(next, 2));
     await().atMost(WAIT).until(() -> version(p) > before.get(p));
     await().atMost(WAIT).until(second::isIdle);
+    assertThat(version(p)).isEqualTo(before.get(p) + 1);
     assertThat(partitionsDeliveredAfter(sender, 0)).containsExactly(p);
     Path file = sender.path(sender.delivered().getLast());
     long inPartition = cars.stream().filter(c -> partitionOf(c) == p).count();
@@ -361,6 +376,28 @@ class IndexerNodeTest {
     await().atMost(WAIT).until(() -> version(p) > 0 && node.isIdle());
     Path file = sender.path(new PartitionFileId(CarsSchema.VERSION, p, version(p)));
     assertThat(count(file, Condition.eq(CarsSchema.OFFER_ID, car.getOfferId()))).isEqualTo(1);
+  }
+
+  @Test
+  void versionsContinueAboveTheTransportsDeliveredManifest() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(27);
+    int p = partitionOf(cars.get(0));
+    long future = System.currentTimeMillis() + 1_000_000_000L;
+    try (PartitionManifest delivered =
+        PartitionManifest.inZooKeeper(curator, "/delivered/" + topic)) {
+      delivered.start();
+      delivered.advance(
+          new ManifestRecord(new PartitionFileId(CarsSchema.VERSION, p, future), 1, 0, 0, "dc"));
+      loader.publish(snapshot(cars, 1));
+      IndexerNode node =
+          startNode(
+              "a",
+              new DirectoryPartitionSender(dir.resolve("dc")),
+              b -> b.deliveredManifest(delivered));
+      await().atMost(WAIT).until(node::isIdle);
+      assertThat(version(p)).isEqualTo(future + 1);
+      assertThat(version(partitionOf(cars.get(1)))).isLessThan(future);
+    }
   }
 
   @Test

@@ -342,6 +342,13 @@ public final class Generations implements Closeable {
       g.decRef();
     }
     unmapper.shutdown();
+    try {
+      if (!unmapper.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("unmapper thread did not stop within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -756,13 +756,15 @@ public final class PartitionStore implements ReceivingStore, Closeable {
                   + "); a new schema needs a new schema version");
         }
         moveAtomically(temp, target);
-        forceDirectory(dir);
         s.schema = v.schema();
         PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
         p.versions.put(
             id.version(),
             new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
       }
+      // durable before anyone is told (and before the transport acknowledges), but outside the lock
+      // so publishes of other partitions do not queue behind this fsync
+      forceDirectory(dir);
       LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
       prune();
       notifyListeners(id.schemaVersion(), id.partition());

@@ -63,6 +63,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
       description = "cars partitions (default 1024; other counts show the per-partition cost)")
   int partitions;
 
+  @Option(
+      names = "--interleaved-rounds",
+      defaultValue = "10",
+      description = "rounds of the in-process interleaved cross-check (0 to skip)")
+  int interleavedRounds;
+
   @Option(names = "--kind", defaultValue = "mix", description = "cars query kind (default mix)")
   String kind;
 
@@ -87,6 +93,9 @@ public final class FormatBenchmarks implements Callable<Integer> {
               ours,
               lucene,
               lucene / ours));
+      if (interleavedRounds > 0) {
+        results.add(interleavedTable1());
+      }
     }
     if (only.contains("cars")) {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
@@ -104,9 +113,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
               (kind.equals("mix") ? "" : " kind=" + kind)
                   + (partitions == 1024 ? "" : " partitions=" + partitions)
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+      if (interleavedRounds > 0) {
+        results.add(interleavedCars());
+      }
     }
     if (only.contains("footprint")) {
-      FormatFootprint.Figures f = FormatFootprint.measure(5);
+      FormatFootprint.Figures f = FormatFootprint.measure(7);
       results.add(
           String.format(
               Locale.ROOT,
@@ -174,6 +186,80 @@ public final class FormatBenchmarks implements Callable<Integer> {
         .orElseThrow(() -> new IllegalStateException("no result for " + method))
         .getPrimaryResult()
         .getScore();
+  }
+
+  private String interleavedTable1() throws Exception {
+    try (Database ours = Database.open(Table1Data.oursFile());
+        MMapDirectory directory = new MMapDirectory(Table1Data.luceneDirectory());
+        DirectoryReader reader = DirectoryReader.open(directory)) {
+      IndexSearcher searcher = new IndexSearcher(reader);
+      List<String> values = Table1Data.values();
+      dev.mosaic.format.query.Query[] oursQueries =
+          values.stream()
+              .map(
+                  v ->
+                      dev.mosaic.format.query.Query.where(
+                          dev.mosaic.format.query.Condition.eq(Table1Data.FIELD, v)))
+              .toArray(dev.mosaic.format.query.Query[]::new);
+      org.apache.lucene.search.TermQuery[] luceneQueries =
+          values.stream()
+              .map(
+                  v ->
+                      new org.apache.lucene.search.TermQuery(
+                          new org.apache.lucene.index.Term(Table1Data.FIELD, v)))
+              .toArray(org.apache.lucene.search.TermQuery[]::new);
+      int[] next = {0, 0};
+      InterleavedComparison.Outcome o =
+          InterleavedComparison.run(
+              () -> ours.count(oursQueries[(next[0]++ & 0x7fffffff) % 10]),
+              () -> searcher.count(luceneQueries[(next[1]++ & 0x7fffffff) % 10]),
+              warmupSeconds,
+              interleavedRounds,
+              1.0);
+      return String.format(
+          Locale.ROOT,
+          "INFO table1_count_interleaved ours_us=%.4f lucene_us=%.4f ratio=%.2f rounds=%d",
+          1e6 / o.aOpsPerSecond(),
+          1e6 / o.bOpsPerSecond(),
+          o.medianRatio(),
+          interleavedRounds);
+    }
+  }
+
+  private String interleavedCars() throws Exception {
+    List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
+    dev.mosaic.format.query.Query[] oursQueries =
+        specs.stream().map(CarsQueries::ours).toArray(dev.mosaic.format.query.Query[]::new);
+    CarsQueries.LuceneQuery[] luceneQueries =
+        specs.stream().map(CarsQueries::lucene).toArray(CarsQueries.LuceneQuery[]::new);
+    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
+        DirectoryReader reader = DirectoryReader.open(directory)) {
+      CompositeDatabase composite = CarsData.composite(partitions);
+      IndexSearcher searcher = new IndexSearcher(reader);
+      int[] next = {0, 0};
+      InterleavedComparison.Outcome o =
+          InterleavedComparison.run(
+              () -> {
+                int i = (next[0]++ & 0x7fffffff) % specs.size();
+                return CarsQueries.runOurs(composite, specs.get(i), oursQueries[i]);
+              },
+              () ->
+                  CarsQueries.runLucene(
+                      searcher, luceneQueries[(next[1]++ & 0x7fffffff) % specs.size()]),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      return String.format(
+          Locale.ROOT,
+          "INFO cars_mix_interleaved ours_ops=%.1f lucene_ops=%.1f ratio=%.2f rounds=%d",
+          o.aOpsPerSecond(),
+          o.bOpsPerSecond(),
+          o.medianRatio(),
+          interleavedRounds);
+    } finally {
+      partitions.forEach(Database::close);
+    }
   }
 
   /** Runs every cars query on both engines and compares counts and page sort keys. */

@@ -30,6 +30,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -75,6 +78,11 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   @Option(names = "--debounce-ms", description = "rebuild debounce (default ${DEFAULT-VALUE})")
   long debounceMillis = 1000;
 
+  @Option(
+      names = "--publish-threads",
+      description = "partners published in parallel (default ${DEFAULT-VALUE})")
+  int publishThreads = 4;
+
   @Option(names = "--work", description = "work directory (default ${DEFAULT-VALUE})")
   Path work = Path.of("bench/target/indexer-bench");
 
@@ -118,9 +126,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               .start()) {
         long t = System.nanoTime();
         long rawBytes = 0;
-        for (FeedSnapshot s : CarOffers.snapshotsByPartner(cars, 1, System.currentTimeMillis())) {
-          loader.publish(s);
-        }
+        publishAll(loader, CarOffers.snapshotsByPartner(cars, 1, System.currentTimeMillis()));
         log("loader: first snapshots (%,d offers) published in %,d ms", offers, ms(t));
         for (CarOffer c : cars) {
           rawBytes += CarOffers.toOffer(c, System.currentTimeMillis()).getSerializedSize();
@@ -189,10 +195,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               changedCars.size(), changedPartners.size(), changedPartitions.size());
           long filesBefore = files.get();
           long t0 = System.nanoTime();
-          int upserts = 0;
-          for (FeedSnapshot s : snapshots) {
-            upserts += loader.publish(s).upserts();
-          }
+          int upserts = publishAll(loader, snapshots);
           long published = System.nanoTime();
           awaitQuiet(node, files, Duration.ofMinutes(10));
           long rebuilt = 0;
@@ -227,6 +230,21 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       }
     }
     return 0;
+  }
+
+  /** Publishes partners' snapshots in parallel (one loader, several partners at once). */
+  private int publishAll(FeedLoader loader, List<FeedSnapshot> snapshots) throws Exception {
+    try (ExecutorService pool = Executors.newFixedThreadPool(publishThreads)) {
+      List<Future<FeedLoader.PublishResult>> results = new ArrayList<>();
+      for (FeedSnapshot s : snapshots) {
+        results.add(pool.submit(() -> loader.publish(s)));
+      }
+      int upserts = 0;
+      for (Future<FeedLoader.PublishResult> r : results) {
+        upserts += r.get().upserts();
+      }
+      return upserts;
+    }
   }
 
   /** One thread rebuilding every partition as the node does; the second of two passes counts. */

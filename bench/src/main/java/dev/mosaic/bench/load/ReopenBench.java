@@ -176,7 +176,7 @@ public final class ReopenBench implements Callable<Integer> {
     if (Files.exists(to)) {
       try (Stream<Path> s = Files.walk(to)) {
         for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
+          Files.deleteIfExists(p);
         }
       }
     }

@@ -167,33 +167,177 @@ public final class CompositeReader implements CompositeDatabase {
     }
   }
 
-  private void merge(Query query, Plan plan, DocumentProcessor processor) {
+  /** Largest skip + limit answered with a bounded global heap rather than a k-way merge. */
+  private static final int BOUNDED_TOP = 4096;
+
+  /**
+   * Ordered query with a small {@code skip + limit}: keeps the best {@code k} documents seen so far
+   * in a bounded max-heap; each partition's sorted candidates enter only while they beat the
+   * current k-th, so once the heap is warm most partitions cost one comparison.
+   */
+  private void boundedTop(Query query, Plan plan, DocumentProcessor processor) {
     int k = plan.wanted();
-    List<Cursor> cursors = new ArrayList<>();
+    boolean[] desc = plan.descending;
+    Entry[] heap = new Entry[k];
+    int size = 0;
     for (int i = 0; i < readers.length; i++) {
-      DatabaseReader r = readers[i];
       Cursor c;
-      if (r != null) {
+      DatabaseReader r = readers[i];
+      if (r != null && size == k) {
+        // Full heap: look at this partition's best document before sorting its candidates.
         r.ensureOpen();
         Matches m = r.evaluate(plan.condition);
         if (m.kind == Matches.NONE) {
           continue;
         }
-        int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
-        if (docs.length == 0) {
+        int[] best = Ordering.top(r, m, plan.orderFields, desc, 1);
+        if (best.length == 0) {
           continue;
         }
-        c = new Cursor(i, r, null, docs, plan.orderFields);
+        Cursor probe = new Cursor(i, r, null, best, plan.orderFields, r);
+        probe.load();
+        if (!before(probe, best[0], heap[0], desc)) {
+          continue;
+        }
+        c =
+            new Cursor(
+                i, r, null, Ordering.top(r, m, plan.orderFields, desc, k), plan.orderFields, r);
       } else {
-        Database d = partitions.get(i);
-        int[] docs = collect(d, query.skip(0).limit(k));
-        if (docs.length == 0) {
-          continue;
-        }
-        c = new Cursor(i, null, d, docs, plan.orderFields);
+        c = cursor(i, query, plan, k);
       }
-      c.load();
-      cursors.add(c);
+      if (c == null) {
+        continue;
+      }
+      for (; c.position < c.docs.length; c.position++) {
+        c.load();
+        if (size == k && !before(c, c.docs[c.position], heap[0], desc)) {
+          break; // this partition's remaining documents are no better
+        }
+        Entry e = new Entry(c, c.docs[c.position]);
+        if (size < k) {
+          heap[size] = e;
+          siftUp(heap, size++, desc);
+        } else {
+          heap[0] = e;
+          siftDownEntries(heap, 0, size, desc);
+        }
+      }
+    }
+    Entry[] sorted = java.util.Arrays.copyOf(heap, size);
+    java.util.Arrays.sort(sorted, (a, b) -> before(a, b, desc) ? -1 : before(b, a, desc) ? 1 : 0);
+    for (int i = plan.skip; i < size; i++) {
+      if (!processor.process(sorted[i].doc, sorted[i].cursor.listed)) {
+        return;
+      }
+    }
+  }
+
+  /** A partition's ordered candidates, or null when it has none. */
+  private Cursor cursor(int i, Query query, Plan plan, int k) {
+    DatabaseReader r = readers[i];
+    if (r != null) {
+      r.ensureOpen();
+      Matches m = r.evaluate(plan.condition);
+      if (m.kind == Matches.NONE) {
+        return null;
+      }
+      int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
+      return docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
+    }
+    Database d = partitions.get(i);
+    int[] docs = collect(d, query.skip(0).limit(k));
+    return docs.length == 0 ? null : new Cursor(i, null, d, docs, plan.orderFields, d);
+  }
+
+  /** A document kept by {@link #boundedTop}, with the sort values it had when kept. */
+  private static final class Entry {
+    final Cursor cursor;
+    final int doc;
+    final int[] ranks;
+    final byte[][] bytes;
+
+    Entry(Cursor c, int doc) {
+      this.cursor = c;
+      this.doc = doc;
+      this.ranks = c.ranks.clone();
+      this.bytes = c.bytes == null ? null : c.bytes.clone();
+    }
+  }
+
+  /** True when entry {@code a} comes before entry {@code b}. */
+  private static boolean before(Entry a, Entry b, boolean[] desc) {
+    for (int key = 0; key < desc.length; key++) {
+      int c = Cursor.compare(a.cursor, a.ranks, a.bytes, key, b.cursor, b.ranks, b.bytes);
+      if (c != 0) {
+        return desc[key] ? c > 0 : c < 0;
+      }
+    }
+    if (a.cursor.partition != b.cursor.partition) {
+      return a.cursor.partition < b.cursor.partition;
+    }
+    return a.doc < b.doc;
+  }
+
+  /** True when the cursor's current document {@code doc} comes before entry {@code b}. */
+  private static boolean before(Cursor a, int doc, Entry b, boolean[] desc) {
+    for (int key = 0; key < desc.length; key++) {
+      int c = Cursor.compare(a, a.ranks, a.bytes, key, b.cursor, b.ranks, b.bytes);
+      if (c != 0) {
+        return desc[key] ? c > 0 : c < 0;
+      }
+    }
+    if (a.partition != b.cursor.partition) {
+      return a.partition < b.cursor.partition;
+    }
+    return doc < b.doc;
+  }
+
+  /** Max-heap by order: the worst kept entry on top. */
+  private static void siftUp(Entry[] heap, int i, boolean[] desc) {
+    Entry item = heap[i];
+    while (i > 0) {
+      int parent = (i - 1) >>> 1;
+      if (!before(heap[parent], item, desc)) {
+        break;
+      }
+      heap[i] = heap[parent];
+      i = parent;
+    }
+    heap[i] = item;
+  }
+
+  private static void siftDownEntries(Entry[] heap, int i, int size, boolean[] desc) {
+    Entry item = heap[i];
+    while (true) {
+      int child = 2 * i + 1;
+      if (child >= size) {
+        break;
+      }
+      if (child + 1 < size && before(heap[child], heap[child + 1], desc)) {
+        child++;
+      }
+      if (!before(item, heap[child], desc)) {
+        break;
+      }
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = item;
+  }
+
+  private void merge(Query query, Plan plan, DocumentProcessor processor) {
+    int k = plan.wanted();
+    if (k <= BOUNDED_TOP) {
+      boundedTop(query, plan, processor);
+      return;
+    }
+    List<Cursor> cursors = new ArrayList<>();
+    for (int i = 0; i < readers.length; i++) {
+      Cursor c = cursor(i, query, plan, k);
+      if (c != null) {
+        c.load();
+        cursors.add(c);
+      }
     }
     Cursor[] heap = cursors.toArray(new Cursor[0]);
     int size = heap.length;
@@ -210,7 +354,7 @@ public final class CompositeReader implements CompositeDatabase {
         skip--;
       } else {
         limit--;
-        if (!processor.process(doc, top.database())) {
+        if (!processor.process(doc, top.listed)) {
           return;
         }
       }
@@ -283,9 +427,20 @@ public final class CompositeReader implements CompositeDatabase {
     final FieldReader[] fields;
     final int[] ranks;
     final byte[][] bytes;
+
+    /** The partition as listed in the composite (what processors receive). */
+    final Database listed;
+
     int position;
 
-    Cursor(int partition, DatabaseReader reader, Database foreign, int[] docs, int[] orderFields) {
+    Cursor(
+        int partition,
+        DatabaseReader reader,
+        Database foreign,
+        int[] docs,
+        int[] orderFields,
+        Database listed) {
+      this.listed = listed;
       this.partition = partition;
       this.reader = reader;
       this.foreign = foreign;
@@ -299,10 +454,6 @@ public final class CompositeReader implements CompositeDatabase {
           fields[i] = reader.field(orderFields[i]);
         }
       }
-    }
-
-    Database database() {
-      return reader != null ? reader : foreign;
     }
 
     void load() {
@@ -319,18 +470,31 @@ public final class CompositeReader implements CompositeDatabase {
       }
     }
 
-    byte[] keyBytes(int key) {
-      return reader != null ? fields[key].valueBytes(ranks[key]) : bytes[key];
+    int compare(int key, Cursor other) {
+      return compare(this, ranks, bytes, key, other, other.ranks, other.bytes);
     }
 
-    int compare(int key, Cursor other) {
-      if (reader == null || other.reader == null) {
-        return Arrays.compareUnsigned(keyBytes(key), other.keyBytes(key));
+    private static byte[] keyBytes(Cursor c, int[] ranks, byte[][] bytes, int key) {
+      return c.reader != null ? c.fields[key].valueBytes(ranks[key]) : bytes[key];
+    }
+
+    /** Compares key {@code key} of two documents given by their cursors and loaded values. */
+    static int compare(
+        Cursor ca,
+        int[] ranksA,
+        byte[][] bytesA,
+        int key,
+        Cursor cb,
+        int[] ranksB,
+        byte[][] bytesB) {
+      if (ca.reader == null || cb.reader == null) {
+        return Arrays.compareUnsigned(
+            keyBytes(ca, ranksA, bytesA, key), keyBytes(cb, ranksB, bytesB, key));
       }
-      FieldReader a = fields[key];
-      FieldReader b = other.fields[key];
-      int ra = ranks[key];
-      int rb = other.ranks[key];
+      FieldReader a = ca.fields[key];
+      FieldReader b = cb.fields[key];
+      int ra = ranksA[key];
+      int rb = ranksB[key];
       if (a == b) {
         return Integer.compare(ra, rb);
       }

@@ -114,6 +114,13 @@ final class Ordering {
 
   private static int[] packed(int[] ids, FieldReader[] keys, boolean[] descending, int k) {
     int n = ids.length;
+    if (k == 1) {
+      long best = Long.MAX_VALUE;
+      for (int doc : ids) {
+        best = Math.min(best, key(doc, keys, descending));
+      }
+      return new int[] {(int) best};
+    }
     if (k < n && k <= 1024 && k < n / 8) {
       // Bounded max-heap of the k smallest keys.
       long[] heap = new long[k];

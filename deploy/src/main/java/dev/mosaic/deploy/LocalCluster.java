@@ -1,0 +1,527 @@
+package dev.mosaic.deploy;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.embedded.EmbeddedKafka;
+import dev.mosaic.embedded.EmbeddedZooKeeper;
+import dev.mosaic.indexer.FeedLoader;
+import dev.mosaic.transport.ManifestRecord;
+import dev.mosaic.transport.PartitionManifest;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.pekko.actor.ActorSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole pipeline in one JVM: ZooKeeper and Kafka (embedded unless external addresses are
+ * configured), the feed simulator and its feed loader, the indexer nodes, and the searchers of
+ * every datacenter (each with its own store directory, HTTP and transport ports), plus a freshness
+ * probe. The {@code local-cluster} command runs it; the end-to-end tests drive it, including its
+ * faults ({@link #stopSearcher}, {@link #stopIndexer}, {@link #zooKeeper()}).
+ *
+ * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED, by CAS. {@link
+ * #start()} returns once every searcher serves every partition the indexers built.
+ *
+ * <p>Thread safety: safe for concurrent use. NOTE: the data directory holds everything; a temporary
+ * one (the default) is deleted by {@link #close()}.
+ */
+public final class LocalCluster implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+
+  private enum State {
+    LATENT,
+    STARTED,
+    CLOSED
+  }
+
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final MosaicConfig config;
+  private final Map<String, SearcherRole> searchers = new LinkedHashMap<>();
+  private final Map<String, IndexerRole> indexers = new LinkedHashMap<>();
+  private Path dataDir;
+  private boolean deleteDataDir;
+  private EmbeddedZooKeeper zooKeeper;
+  private EmbeddedKafka kafka;
+  private String zkConnect;
+  private String bootstrapServers;
+  private ActorSystem system;
+  private CuratorFramework statusClient;
+  private PartitionManifest manifest;
+  private FeedLoader loader;
+  private FeedSimulator simulator;
+  private FreshnessProbe probe;
+  private long startedAtNanos;
+
+  /** A LATENT cluster of this configuration. */
+  public LocalCluster(MosaicConfig config) {
+    this.config = Objects.requireNonNull(config, "config");
+  }
+
+  /**
+   * Starts everything, publishes the first snapshot of every partner and waits until every searcher
+   * serves every built partition (within {@code local.ready-timeout}); then starts the periodic
+   * republishing and the freshness probe.
+   *
+   * @throws TimeoutException when the cluster is not ready in time (it is left running: close it)
+   */
+  public LocalCluster start() throws Exception {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException("local cluster is " + state.get() + ", cannot start");
+    }
+    startedAtNanos = System.nanoTime();
+    if (config.dataDir != null) {
+      dataDir = config.dataDir.toAbsolutePath();
+      Files.createDirectories(dataDir);
+    } else {
+      dataDir = Files.createTempDirectory("mosaic-local-");
+      deleteDataDir = true;
+    }
+    LOG.info("local cluster data in {}", dataDir);
+    if (config.zkConnect.isEmpty()) {
+      zooKeeper =
+          EmbeddedZooKeeper.builder()
+              .port(config.zkPort)
+              .dataDir(dataDir.resolve("zookeeper"))
+              .build()
+              .start();
+      zkConnect = zooKeeper.connectString();
+    } else {
+      zkConnect = config.zkConnect;
+    }
+    if (config.kafkaBootstrap.isEmpty()) {
+      kafka =
+          EmbeddedKafka.builder()
+              .port(config.kafkaPort)
+              .logDir(dataDir.resolve("kafka"))
+              .build()
+              .start();
+      bootstrapServers = kafka.bootstrapServers();
+    } else {
+      bootstrapServers = config.kafkaBootstrap;
+    }
+    if (config.createTopics) {
+      Topics.ensure(config, bootstrapServers);
+    }
+    system = ActorSystem.create("mosaic", pekkoConfig(config));
+    statusClient = ZooKeeperClients.started(zkConnect, config);
+    manifest = PartitionManifest.inZooKeeper(statusClient, config.zkRoot);
+    manifest.start();
+
+    int k = 0;
+    for (String dc : config.searcher.dcs) {
+      for (int j = 1; j <= config.searcher.nodesPerDc; j++, k++) {
+        String id = dc + "-" + j;
+        MosaicConfig.Searcher s = config.searcher;
+        SearcherRole.Spec spec =
+            new SearcherRole.Spec(
+                id,
+                dc,
+                dataDir.resolve(id).resolve("store"),
+                s.host,
+                s.advertisedHost,
+                s.httpPort == 0 ? 0 : s.httpPort + k,
+                s.transportPort == 0 ? 0 : s.transportPort + k);
+        SearcherRole role = new SearcherRole(spec, config, zkConnect).start();
+        synchronized (this) {
+          searchers.put(id, role);
+        }
+      }
+    }
+    for (int i = 1; i <= config.indexer.nodes; i++) {
+      startIndexer("indexer-" + i);
+    }
+    loader =
+        FeedLoader.builder()
+            .bootstrapServers(bootstrapServers)
+            .offersTopic(config.offersTopic)
+            .deadLetterTopic(config.deadLetterTopic)
+            .partitions(config.partitions)
+            .schema(CarsSchema.SCHEMA)
+            .build()
+            .start();
+    FeedSimulator.Sink sink =
+        snapshot -> {
+          FeedLoader.PublishResult r = loader.publish(snapshot);
+          return r.upserts() + r.deletes();
+        };
+    simulator = new FeedSimulator(config.feed, sink, Clock.systemUTC());
+    probe = new FreshnessProbe(config.probe, sink, this::runningSearchers);
+    simulator.publishAll();
+    LOG.info(
+        "published the first snapshots of {} partners ({} offers)",
+        simulator.partnerCount(),
+        simulator.offerCount());
+    awaitConverged(config.local.readyTimeout);
+    simulator.start();
+    probe.start();
+    LOG.info(
+        "local cluster ready in {} ms",
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAtNanos));
+    return this;
+  }
+
+  static Config pekkoConfig(MosaicConfig config) {
+    return ConfigFactory.parseString(
+            """
+            pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
+            pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
+            pekko.loglevel = INFO
+            pekko.stdout-loglevel = OFF
+            pekko.log-dead-letters = off
+            pekko.log-dead-letters-during-shutdown = off
+            pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off
+            pekko.http.server.parsing.max-content-length = 16m
+            pekko.http.server.idle-timeout = 120s
+            pekko.http.server.request-timeout = 60s
+            """)
+        .withFallback(config.config());
+  }
+
+  /**
+   * Waits until every indexer is idle (restored, nothing dirty) and every running searcher serves
+   * every partition of the manifest at its latest version.
+   *
+   * @throws TimeoutException naming what is still missing
+   */
+  public void awaitConverged(Duration timeout) throws TimeoutException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    String missing = "";
+    while (System.nanoTime() < deadline) {
+      missing = notConverged();
+      if (missing.isEmpty()) {
+        return;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling cadence
+    }
+    throw new TimeoutException("local cluster not converged within " + timeout + ": " + missing);
+  }
+
+  /** What keeps the cluster from being converged, or empty. */
+  public String notConverged() {
+    for (IndexerRole i : runningIndexers()) {
+      if (!i.node().isIdle()) {
+        return i.nodeId() + " is busy (restoring or rebuilding)";
+      }
+    }
+    Map<Integer, Long> latest = latestVersions();
+    if (latest.isEmpty()) {
+      return "no partition built yet";
+    }
+    for (SearcherRole s : runningSearchers()) {
+      if (!s.isReady()) {
+        return s.nodeId() + " has no generation yet";
+      }
+      Map<Integer, Long> served = s.servedVersions();
+      for (Map.Entry<Integer, Long> e : latest.entrySet()) {
+        Long v = served.get(e.getKey());
+        if (v == null || v < e.getValue()) {
+          return s.nodeId() + " serves partition " + e.getKey() + " at " + v + " < " + e.getValue();
+        }
+      }
+    }
+    return "";
+  }
+
+  /** The partition manifest's latest version of every partition (cars schema). */
+  public Map<Integer, Long> latestVersions() {
+    Map<Integer, Long> out = new TreeMap<>();
+    for (ManifestRecord r : manifest.all()) {
+      if (r.id().schemaVersion() == CarsSchema.VERSION) {
+        out.merge(r.id().partition(), r.id().version(), Math::max);
+      }
+    }
+    return out;
+  }
+
+  /** A snapshot of the cluster's state for the status line and the result. */
+  public ClusterStatus status() {
+    Map<Integer, Long> latest = latestVersions();
+    Map<String, ClusterStatus.Dc> dcs = new LinkedHashMap<>();
+    long queries = 0;
+    int partitionsServed = Integer.MAX_VALUE;
+    int ready = 0;
+    List<SearcherRole> all;
+    synchronized (this) {
+      all = List.copyOf(searchers.values());
+    }
+    for (String dc : config.searcher.dcs) {
+      int total = 0;
+      int up = 0;
+      int current = Integer.MAX_VALUE;
+      for (SearcherRole s : all) {
+        if (!s.dc().equals(dc)) {
+          continue;
+        }
+        total++;
+        queries += s.queriesServed();
+        if (!s.isReady()) {
+          continue;
+        }
+        up++;
+        ready++;
+        Map<Integer, Long> served = s.servedVersions();
+        partitionsServed = Math.min(partitionsServed, served.size());
+        int c = 0;
+        for (Map.Entry<Integer, Long> e : latest.entrySet()) {
+          Long v = served.get(e.getKey());
+          if (v != null && v >= e.getValue()) {
+            c++;
+          }
+        }
+        current = Math.min(current, c);
+      }
+      dcs.put(dc, new ClusterStatus.Dc(dc, up, total, current == Integer.MAX_VALUE ? 0 : current));
+    }
+    return new ClusterStatus(
+        Duration.ofNanos(System.nanoTime() - startedAtNanos),
+        latest.size(),
+        config.partitions,
+        List.copyOf(dcs.values()),
+        ready,
+        all.size(),
+        partitionsServed == Integer.MAX_VALUE ? 0 : partitionsServed,
+        probe == null ? -1 : probe.percentileMillis(50),
+        probe == null ? -1 : probe.percentileMillis(99),
+        probe == null ? 0 : probe.samples(),
+        queries,
+        simulator == null ? 0 : simulator.snapshotsPublished(),
+        simulator == null ? 0 : simulator.changesPublished());
+  }
+
+  // ------------------------------------------------------------------ roles and faults
+
+  /** The searchers running now, in start order. */
+  public synchronized List<SearcherRole> runningSearchers() {
+    return searchers.values().stream().filter(SearcherRole::isRunning).toList();
+  }
+
+  /** Every searcher (running or stopped), in start order. */
+  public synchronized List<SearcherRole> searchers() {
+    return List.copyOf(searchers.values());
+  }
+
+  /** A searcher by node id. */
+  public synchronized SearcherRole searcher(String nodeId) {
+    SearcherRole s = searchers.get(nodeId);
+    if (s == null) {
+      throw new IllegalArgumentException(
+          "no searcher '" + nodeId + "'; there are " + searchers.keySet());
+    }
+    return s;
+  }
+
+  /** Stops a searcher as a crash would: transfers in progress are aborted. */
+  public void stopSearcher(String nodeId) {
+    searcher(nodeId).close();
+  }
+
+  /** Starts a stopped searcher again over its store directory, on the same ports. */
+  public SearcherRole startSearcher(String nodeId) throws IOException {
+    SearcherRole old = searcher(nodeId);
+    if (old.isRunning()) {
+      throw new IllegalStateException("searcher " + nodeId + " is running");
+    }
+    SearcherRole.Spec spec = old.spec().onPorts(old.httpPort(), old.transportPortOrZero());
+    SearcherRole role = new SearcherRole(spec, config, zkConnect).start();
+    synchronized (this) {
+      searchers.put(nodeId, role);
+    }
+    return role;
+  }
+
+  /** The indexers running now. */
+  public synchronized List<IndexerRole> runningIndexers() {
+    return indexers.values().stream().filter(IndexerRole::isRunning).toList();
+  }
+
+  /** An indexer by node id. */
+  public synchronized IndexerRole indexer(String nodeId) {
+    IndexerRole i = indexers.get(nodeId);
+    if (i == null) {
+      throw new IllegalArgumentException(
+          "no indexer '" + nodeId + "'; there are " + indexers.keySet());
+    }
+    return i;
+  }
+
+  /** Stops an indexer (it leaves the consumer group; the others take over its partitions). */
+  public void stopIndexer(String nodeId) {
+    indexer(nodeId).close();
+  }
+
+  /** Starts an indexer (a new one, or a stopped one again over its output directory). */
+  public IndexerRole startIndexer(String nodeId) throws IOException {
+    int n;
+    synchronized (this) {
+      IndexerRole old = indexers.get(nodeId);
+      if (old != null && old.isRunning()) {
+        throw new IllegalStateException("indexer " + nodeId + " is running");
+      }
+      n = indexers.size();
+    }
+    List<String> dcs = config.searcher.dcs;
+    IndexerRole role =
+        new IndexerRole(
+            nodeId,
+            dcs.get(n % dcs.size()),
+            dataDir.resolve(nodeId).resolve("out"),
+            config,
+            zkConnect,
+            bootstrapServers,
+            system,
+            null,
+            null);
+    role.start();
+    synchronized (this) {
+      indexers.put(nodeId, role);
+    }
+    return role;
+  }
+
+  /** The embedded ZooKeeper (to stop and restart it), or null when external. */
+  public EmbeddedZooKeeper zooKeeper() {
+    return zooKeeper;
+  }
+
+  /** The embedded Kafka broker, or null when external. */
+  public EmbeddedKafka kafka() {
+    return kafka;
+  }
+
+  /** ZooKeeper connect string. */
+  public String zkConnect() {
+    return zkConnect;
+  }
+
+  /** Kafka bootstrap servers. */
+  public String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  /** The feed loader every snapshot goes through. */
+  public FeedLoader feedLoader() {
+    return loader;
+  }
+
+  /** The simulated partners. */
+  public FeedSimulator simulator() {
+    return simulator;
+  }
+
+  /** The freshness probe. */
+  public FreshnessProbe probe() {
+    return probe;
+  }
+
+  /** The partition manifest (watched). */
+  public PartitionManifest manifest() {
+    return manifest;
+  }
+
+  /** The configuration. */
+  public MosaicConfig config() {
+    return config;
+  }
+
+  /** The data directory. */
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /** The actor system the indexers' senders share. */
+  public ActorSystem actorSystem() {
+    return system;
+  }
+
+  /** Stops everything, in reverse order; deletes a temporary data directory; idempotent. */
+  @Override
+  public void close() {
+    if (state.getAndSet(State.CLOSED) == State.CLOSED) {
+      return;
+    }
+    LOG.info("stopping the local cluster");
+    quietly("probe", probe);
+    quietly("feed simulator", simulator);
+    quietly("feed loader", loader);
+    List<IndexerRole> is;
+    List<SearcherRole> ss;
+    synchronized (this) {
+      is = new ArrayList<>(indexers.values());
+      ss = new ArrayList<>(searchers.values());
+    }
+    is.forEach(i -> quietly(i.toString(), i));
+    ss.forEach(s -> quietly(s.toString(), s));
+    quietly("manifest", manifest);
+    quietly("status client", statusClient);
+    if (system != null) {
+      system.terminate();
+      try {
+        system.getWhenTerminated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("actor system did not stop in time: {}", e.toString());
+      }
+    }
+    quietly("kafka", kafka);
+    quietly("zookeeper", zooKeeper);
+    if (deleteDataDir && dataDir != null) {
+      try (Stream<Path> paths = Files.walk(dataDir)) {
+        for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+      } catch (IOException e) {
+        LOG.warn("could not delete {}: {}", dataDir, e.toString());
+      }
+    }
+    LOG.info("local cluster stopped");
+  }
+
+  private static void quietly(String what, AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("stopping {} failed", what, e);
+    }
+  }
+
+  /** Creates the offers and dead-letter topics when missing. */
+  static final class Topics {
+    private Topics() {}
+
+    static void ensure(MosaicConfig config, String bootstrapServers) {
+      java.util.Properties p = new java.util.Properties();
+      p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      try (Admin admin = Admin.create(p)) {
+        dev.mosaic.indexer.OfferTopics.create(
+            admin,
+            config.offersTopic,
+            config.topicPartitions,
+            config.deadLetterTopic,
+            config.replicationFactor);
+      }
+    }
+  }
+}

@@ -1,0 +1,386 @@
+package dev.mosaic.deploy;
+
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.indexer.FeedLoader;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.ActorSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The Mosaic launcher: {@code java -jar mosaic.jar <command>}.
+ *
+ * <ul>
+ *   <li>{@code local-cluster}: the whole pipeline in one JVM on embedded ZooKeeper and Kafka (see
+ *       {@link LocalCluster}); with {@code --duration} it queries every searcher for that long,
+ *       stops and prints a {@code RESULT} line.
+ *   <li>{@code searcher}, {@code indexer}, {@code feed-loader}: one role each, against the external
+ *       ZooKeeper and Kafka of the configuration.
+ * </ul>
+ *
+ * Configuration: {@code --config FILE} (HOCON) and {@code --set key=value}; every key is in {@code
+ * deploy/CONFIG.md}.
+ */
+@Command(
+    name = "mosaic",
+    mixinStandardHelpOptions = true,
+    version = "Mosaic 0.1.0-SNAPSHOT",
+    description = "Mosaic: partitioned search, built from feeds and shipped to every datacenter.",
+    subcommands = {
+      MosaicMain.LocalClusterCommand.class,
+      MosaicMain.SearcherCommand.class,
+      MosaicMain.IndexerCommand.class,
+      MosaicMain.FeedLoaderCommand.class
+    })
+public final class MosaicMain implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(MosaicMain.class);
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** Runs a command and exits with its exit code. */
+  public static void main(String[] args) {
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line, for callers that do not want {@link System#exit}. */
+  public static CommandLine commandLine() {
+    return new CommandLine(new MosaicMain())
+        .setExecutionExceptionHandler(
+            (e, cl, parsed) -> {
+              cl.getErr().println("mosaic: " + e.getMessage());
+              LOG.error("command failed", e);
+              return 1;
+            });
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(
+        spec.commandLine(),
+        "missing command: local-cluster, searcher, indexer or feed-loader (try --help)");
+  }
+
+  /** Waits for Ctrl-C (the shutdown hook counts the latch down). */
+  private static CountDownLatch stopOnShutdown(String name, AutoCloseable... resources) {
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  for (AutoCloseable r : resources) {
+                    try {
+                      r.close();
+                    } catch (Exception e) {
+                      LOG.warn("stopping {} failed", name, e);
+                    }
+                  }
+                  stopped.countDown();
+                },
+                name + "-shutdown"));
+    return stopped;
+  }
+
+  private static String requireZooKeeper(MosaicConfig config, String command) {
+    if (config.zkConnect.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the "
+              + command
+              + " command needs an external ZooKeeper: set mosaic.zookeeper.connect (e.g. --set"
+              + " mosaic.zookeeper.connect=zk1:2181)");
+    }
+    return config.zkConnect;
+  }
+
+  private static String requireKafka(MosaicConfig config, String command) {
+    if (config.kafkaBootstrap.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the "
+              + command
+              + " command needs an external Kafka: set mosaic.kafka.bootstrap-servers (e.g. --set"
+              + " mosaic.kafka.bootstrap-servers=kafka1:9092)");
+    }
+    return config.kafkaBootstrap;
+  }
+
+  private static Path nodeDir(MosaicConfig config, Path explicit, String nodeId, String sub) {
+    if (explicit != null) {
+      return explicit;
+    }
+    if (config.dataDir == null) {
+      throw new IllegalArgumentException(
+          "set mosaic.data-dir (or the node's own directory key) to say where "
+              + nodeId
+              + " keeps its files");
+    }
+    return config.dataDir.resolve(nodeId).resolve(sub);
+  }
+
+  // ------------------------------------------------------------------ local-cluster
+
+  /** {@code local-cluster}. */
+  @Command(
+      name = "local-cluster",
+      mixinStandardHelpOptions = true,
+      description =
+          "Runs ZooKeeper, Kafka, a feed simulator, the indexers and the searchers of every"
+              + " datacenter in this JVM; Ctrl-C stops everything.")
+  static final class LocalClusterCommand implements Callable<Integer> {
+    @Mixin ConfigOptions options;
+
+    @Option(
+        names = "--duration",
+        paramLabel = "SECONDS",
+        description =
+            "Run this long while querying every searcher, stop, print a RESULT line; exit 1 if a"
+                + " searcher never became ready or a query failed.")
+    Integer durationSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+      MosaicConfig config = options.load();
+      PrintStream out = System.out;
+      LocalCluster cluster = new LocalCluster(config);
+      CountDownLatch stopped = stopOnShutdown("local-cluster", cluster);
+      int total = config.searcher.dcs.size() * config.searcher.nodesPerDc;
+      out.printf(
+          "Starting the local cluster: ZooKeeper, Kafka (KRaft), %d partners, %d indexers,"
+              + " %d searchers in %s, P=%d%n",
+          config.feed.partners,
+          config.indexer.nodes,
+          total,
+          config.searcher.dcs,
+          config.partitions);
+      Set<String> everReady = new HashSet<>();
+      try {
+        cluster.start();
+      } catch (TimeoutException e) {
+        out.println("NOT READY: " + e.getMessage());
+        ClusterStatus s = cluster.status();
+        cluster.searchers().stream()
+            .filter(SearcherRole::isReady)
+            .forEach(r -> everReady.add(r.nodeId()));
+        if (durationSeconds != null) {
+          printResult(out, s, everReady.size(), total, 0, 0);
+        }
+        cluster.close();
+        return 1;
+      }
+      List<String> addresses = new ArrayList<>();
+      out.println();
+      out.println("Searchers:");
+      for (SearcherRole s : cluster.runningSearchers()) {
+        addresses.add(s.httpAddress());
+        everReady.add(s.nodeId());
+        out.printf("  %-8s %-6s %s%n", s.nodeId(), s.dc(), s.httpAddress());
+      }
+      String first = addresses.getFirst();
+      out.println();
+      out.println("Try:");
+      out.printf("  curl -s %s/health%n", first);
+      out.printf("  curl -s %s/partitions%n", first);
+      out.printf("  curl -s %s/metrics | grep mosaic_searcher%n", first);
+      for (QueryLoad.Sample q : QueryLoad.QUERIES.subList(0, 3)) {
+        out.printf(
+            "  curl -s -X POST %s%s -H 'Content-Type: application/json' -d '%s'%n",
+            first, q.path(), q.body());
+      }
+      out.println();
+      QueryLoad load =
+          durationSeconds == null ? null : new QueryLoad(addresses, config.local.queryInterval);
+      long end =
+          durationSeconds == null
+              ? Long.MAX_VALUE
+              : System.nanoTime() + TimeUnit.SECONDS.toNanos(durationSeconds);
+      long interval = config.local.statusInterval.toNanos();
+      while (true) {
+        long wait = Math.min(interval, end - System.nanoTime());
+        if (wait <= 0 || stopped.await(wait, TimeUnit.NANOSECONDS)) {
+          break;
+        }
+        try {
+          ClusterStatus s = cluster.status();
+          cluster.runningSearchers().stream()
+              .filter(SearcherRole::isReady)
+              .forEach(r -> everReady.add(r.nodeId()));
+          out.println(s.line() + (load == null ? "" : " | failed " + load.failed()));
+        } catch (RuntimeException e) {
+          LOG.debug("status not available while stopping", e);
+        }
+      }
+      if (durationSeconds == null) {
+        return 0; // stopped by Ctrl-C
+      }
+      ClusterStatus last = cluster.status();
+      load.close();
+      cluster.close();
+      printResult(out, last, everReady.size(), total, load.ok(), load.failed());
+      return everReady.size() == total && load.failed() == 0 && load.ok() > 0 ? 0 : 1;
+    }
+
+    private static void printResult(
+        PrintStream out, ClusterStatus s, int ready, int total, long ok, long failed) {
+      out.printf(
+          "RESULT cluster searchers_ready=%d/%d dcs=%d partitions_served=%d freshness_p50_ms=%d"
+              + " freshness_p99_ms=%d queries_ok=%d queries_failed=%d%n",
+          ready,
+          total,
+          s.dcs().size(),
+          s.partitionsServed(),
+          s.freshnessP50Millis(),
+          s.freshnessP99Millis(),
+          ok,
+          failed);
+    }
+  }
+
+  // ------------------------------------------------------------------ searcher
+
+  /** {@code searcher}. */
+  @Command(
+      name = "searcher",
+      mixinStandardHelpOptions = true,
+      description =
+          "Runs one searcher (store, HTTP API, transport) against the configured external"
+              + " ZooKeeper.")
+  static final class SearcherCommand implements Callable<Integer> {
+    @Mixin ConfigOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      MosaicConfig config = options.load();
+      String zk = requireZooKeeper(config, "searcher");
+      MosaicConfig.Searcher s = config.searcher;
+      Path store = nodeDir(config, s.storeDir, s.nodeId, "store");
+      SearcherRole role =
+          new SearcherRole(
+              new SearcherRole.Spec(
+                  s.nodeId, s.dc, store, s.host, s.advertisedHost, s.httpPort, s.transportPort),
+              config,
+              zk);
+      CountDownLatch stopped = stopOnShutdown("searcher", role);
+      role.start();
+      System.out.printf(
+          "searcher %s of %s serving %s (transport port %d, store %s)%n",
+          role.nodeId(), role.dc(), role.httpAddress(), role.transportPort(), store);
+      stopped.await();
+      return 0;
+    }
+  }
+
+  // ------------------------------------------------------------------ indexer
+
+  /** {@code indexer}. */
+  @Command(
+      name = "indexer",
+      mixinStandardHelpOptions = true,
+      description =
+          "Runs one indexer node against the configured external ZooKeeper and Kafka; indexers"
+              + " of one group share the partitions.")
+  static final class IndexerCommand implements Callable<Integer> {
+    @Mixin ConfigOptions options;
+
+    @Override
+    public Integer call() throws Exception {
+      MosaicConfig config = options.load();
+      String zk = requireZooKeeper(config, "indexer");
+      String kafka = requireKafka(config, "indexer");
+      if (config.createTopics) {
+        LocalCluster.Topics.ensure(config, kafka);
+      }
+      MosaicConfig.Indexer ic = config.indexer;
+      Path out = nodeDir(config, ic.outputDir, ic.nodeId, "out");
+      ActorSystem system = ActorSystem.create("mosaic", LocalCluster.pekkoConfig(config));
+      IndexerRole role =
+          new IndexerRole(ic.nodeId, ic.dc, out, config, zk, kafka, system, null, null);
+      CountDownLatch stopped = stopOnShutdown("indexer", role, system::terminate);
+      role.start();
+      System.out.printf(
+          "indexer %s in group %s, P=%d, writing %s%n",
+          ic.nodeId, ic.groupId, config.partitions, out);
+      stopped.await();
+      return 0;
+    }
+  }
+
+  // ------------------------------------------------------------------ feed-loader
+
+  /** {@code feed-loader}. */
+  @Command(
+      name = "feed-loader",
+      mixinStandardHelpOptions = true,
+      description =
+          "Diffs partner snapshots into the offers topic: the given snapshot files (serialized"
+              + " mosaic.feed.v1.FeedSnapshot), or, without files, the simulated partners until"
+              + " stopped.")
+  static final class FeedLoaderCommand implements Callable<Integer> {
+    @Mixin ConfigOptions options;
+
+    @Parameters(paramLabel = "SNAPSHOT", arity = "0..*", description = "Snapshot files.")
+    List<Path> snapshots = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+      MosaicConfig config = options.load();
+      String kafka = requireKafka(config, "feed-loader");
+      if (config.createTopics) {
+        LocalCluster.Topics.ensure(config, kafka);
+      }
+      FeedLoader.Builder b =
+          FeedLoader.builder()
+              .bootstrapServers(kafka)
+              .offersTopic(config.offersTopic)
+              .deadLetterTopic(config.deadLetterTopic)
+              .partitions(config.partitions)
+              .schema(CarsSchema.SCHEMA);
+      if (config.dataDir != null) {
+        b.stateDir(config.dataDir.resolve("feed-loader").resolve("state"));
+      }
+      try (FeedLoader loader = b.build().start()) {
+        if (!snapshots.isEmpty()) {
+          for (Path file : snapshots) {
+            System.out.println(loader.publish(file));
+          }
+          return 0;
+        }
+        FeedSimulator simulator =
+            new FeedSimulator(
+                config.feed,
+                snapshot -> {
+                  FeedLoader.PublishResult r = loader.publish(snapshot);
+                  return r.upserts() + r.deletes();
+                },
+                Clock.systemUTC());
+        CountDownLatch stopped = stopOnShutdown("feed-loader", simulator);
+        simulator.publishAll();
+        simulator.start();
+        Duration every = config.local.statusInterval;
+        while (!stopped.await(every.toMillis(), TimeUnit.MILLISECONDS)) {
+          System.out.printf(
+              "feed: %d partners, %d offers, %d snapshots, %d changes, %d failed%n",
+              simulator.partnerCount(),
+              simulator.offerCount(),
+              simulator.snapshotsPublished(),
+              simulator.changesPublished(),
+              simulator.failures());
+        }
+        return 0;
+      }
+    }
+  }
+}

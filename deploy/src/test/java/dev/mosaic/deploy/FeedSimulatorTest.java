@@ -1,0 +1,93 @@
+package dev.mosaic.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.api.feed.FeedSnapshot;
+import dev.mosaic.api.feed.Offer;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+class FeedSimulatorTest {
+
+  @Test
+  void partnersPublishFullSnapshotsOfTheirOwnOffersWithDuplicatesAcrossPartners() throws Exception {
+    List<FeedSnapshot> published = new ArrayList<>();
+    MosaicConfig.Feed feed = MosaicConfig.withOverrides(Map.of()).feed;
+    try (FeedSimulator sim = new FeedSimulator(feed, s -> add(published, s), Clock.systemUTC())) {
+      sim.publishAll();
+    }
+    assertThat(published).hasSize(feed.partners);
+    int offers = 0;
+    Map<String, Set<String>> partnersByDedupKey = new HashMap<>();
+    for (FeedSnapshot s : published) {
+      for (Offer o : s.getOffersList()) {
+        assertThat(o.getPartnerId()).isEqualTo(s.getPartnerId());
+        assertThat(o.getCar().getPartnerId()).isEqualTo(s.getPartnerId());
+        partnersByDedupKey
+            .computeIfAbsent(o.getDedupKey(), k -> new HashSet<>())
+            .add(o.getPartnerId());
+        offers++;
+      }
+    }
+    assertThat(offers).isEqualTo(feed.offers);
+    assertThat(partnersByDedupKey.values().stream().filter(p -> p.size() > 1).count())
+        .as("cars listed by several partners")
+        .isGreaterThan(feed.offers / 50);
+  }
+
+  @Test
+  void republishedSnapshotsChangeRemoveAndAddOffersOfTheSamePartner() throws Exception {
+    MosaicConfig.Feed feed =
+        MosaicConfig.withOverrides(
+                Map.of(
+                    "mosaic.feed.partners", "1",
+                    "mosaic.feed.offers", "400",
+                    "mosaic.feed.interval", "10ms"))
+            .feed;
+    List<FeedSnapshot> published = new ArrayList<>();
+    try (FeedSimulator sim = new FeedSimulator(feed, s -> add(published, s), Clock.systemUTC())) {
+      sim.publishAll();
+      sim.start();
+      org.awaitility.Awaitility.await().until(() -> sim.snapshotsPublished() >= 3);
+    }
+    FeedSnapshot first;
+    FeedSnapshot later;
+    synchronized (published) {
+      first = published.get(0);
+      later = published.get(2);
+    }
+    Map<String, Long> before = prices(first);
+    Map<String, Long> after = prices(later);
+    assertThat(before.keySet()).as("removed").isNotEqualTo(after.keySet());
+    assertThat(after.keySet().stream().filter(id -> !before.containsKey(id)))
+        .as("added")
+        .isNotEmpty();
+    assertThat(
+            after.entrySet().stream()
+                .filter(e -> before.containsKey(e.getKey()))
+                .filter(e -> !before.get(e.getKey()).equals(e.getValue())))
+        .as("changed")
+        .isNotEmpty();
+    assertThat(later.getOffersList())
+        .allSatisfy(o -> assertThat(o.getPartnerId()).isEqualTo("partner-001"));
+  }
+
+  private static int add(List<FeedSnapshot> out, FeedSnapshot s) {
+    synchronized (out) {
+      out.add(s);
+    }
+    return s.getOffersCount();
+  }
+
+  private static Map<String, Long> prices(FeedSnapshot s) {
+    return s.getOffersList().stream()
+        .collect(Collectors.toMap(Offer::getOfferId, o -> o.getCar().getPriceRub()));
+  }
+}
