@@ -51,6 +51,9 @@ public final class DatabaseReader implements Database {
   private final int payloadWidth;
   private final long payloadData;
 
+  /** Per field, its Bloom filter or null (format version 2). */
+  private final BloomFilter[] blooms;
+
   /** Non-null when payloads are stored as LZ4 blocks (format version 2). */
   private final PayloadBlocks blocks;
 
@@ -67,8 +70,10 @@ public final class DatabaseReader implements Database {
       long payloadOffsets,
       int payloadWidth,
       long payloadData,
-      PayloadBlocks blocks) {
+      PayloadBlocks blocks,
+      BloomFilter[] blooms) {
     this.source = source;
+    this.blooms = blooms;
     this.data = data;
     this.ownedArena = ownedArena;
     this.schema = schema;
@@ -224,7 +229,8 @@ public final class DatabaseReader implements Database {
           "schema version " + schema.version() + " but header says " + schemaVersion);
     }
     int fieldCount = schema.fields().size();
-    if (segmentCount != fieldCount + 2) {
+    int bloomCount = segmentCount - fieldCount - 2;
+    if (bloomCount < 0 || (version < FORMAT_VERSION_2 && bloomCount != 0)) {
       throw new CorruptDatabaseException(
           source, "directory", 24, segmentCount + " segments for " + fieldCount + " fields");
     }
@@ -244,13 +250,33 @@ public final class DatabaseReader implements Database {
       fieldSegments[2 * i] = offsets[s];
       fieldSegments[2 * i + 1] = lengths[s];
     }
-    int p = segmentCount - 1;
+    int p = fieldCount + 1;
     if (kinds[p] != KIND_PAYLOAD) {
       throw new CorruptDatabaseException(
           source,
           "directory",
           HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * p,
-          "last segment is not the payload");
+          "segment " + p + " is not the payload");
+    }
+    BloomFilter[] blooms = new BloomFilter[fieldCount];
+    int previousBloom = -1;
+    for (int s = p + 1; s < segmentCount; s++) {
+      int field = fieldIndexes[s];
+      if (kinds[s] != KIND_BLOOM
+          || field <= previousBloom
+          || field >= fieldCount
+          || !schema.fields().get(field).role().isFilterable()) {
+        throw new CorruptDatabaseException(
+            source,
+            "directory",
+            HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * s,
+            "segment "
+                + s
+                + " is not a bloom filter of a filterable field after field "
+                + previousBloom);
+      }
+      blooms[field] = BloomFilter.read(source, data, offsets[s], lengths[s]);
+      previousBloom = field;
     }
     long base = offsets[p];
     if (lengths[p] < 8) {
@@ -268,7 +294,7 @@ public final class DatabaseReader implements Database {
     if (payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS) {
       PayloadBlocks blocks = PayloadBlocks.read(source, data, documents, base, lengths[p]);
       return new DatabaseReader(
-          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks);
+          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks, blooms);
     }
     int width = data.get(INT, base);
     long table = base + 8;
@@ -296,7 +322,8 @@ public final class DatabaseReader implements Database {
         table,
         width,
         payloadData,
-        null);
+        null,
+        blooms);
   }
 
   private static void verifyChecksum(MemorySegment data, String source)
@@ -410,6 +437,26 @@ public final class DatabaseReader implements Database {
     return payload(document).toArray(ValueLayout.JAVA_BYTE);
   }
 
+  /** True when the field has a Bloom filter in this partition. */
+  public boolean hasBloomFilter(String field) {
+    int i = Plan.indexOf(schema, field);
+    return i >= 0 && blooms[i] != null;
+  }
+
+  /**
+   * False when the field's Bloom filter proves no document has the value; true when it may (or the
+   * field has no filter).
+   */
+  public boolean mightContain(String field, Object value) {
+    ensureOpen();
+    int i = Plan.indexOf(schema, field);
+    if (i < 0) {
+      throw new IllegalArgumentException("unknown field '" + field + "'");
+    }
+    return blooms[i] == null
+        || blooms[i].mightContain(BloomFilter.hash(schema.fields().get(i).type().encode(value)));
+  }
+
   /** True when this database stores its payloads as LZ4 blocks. */
   public boolean payloadsCompressed() {
     return blocks != null;
@@ -516,6 +563,130 @@ public final class DatabaseReader implements Database {
     return aggregator.result();
   }
 
+  @Override
+  public dev.mosaic.format.Explanation explain(Query query) {
+    Plan plan = Plan.compile(schema, query);
+    ensureOpen();
+    return explain(plan, query, "partition " + source);
+  }
+
+  dev.mosaic.format.Explanation explain(Plan plan, Query query, String name) {
+    long start = System.nanoTime();
+    dev.mosaic.format.Explanation condition = explain(plan.condition);
+    long executeStart = System.nanoTime();
+    long[] emitted = {0};
+    execute(
+        plan,
+        (doc, db) -> {
+          emitted[0]++;
+          return true;
+        });
+    long end = System.nanoTime();
+    return new dev.mosaic.format.Explanation(
+        name,
+        emitted[0],
+        end - start,
+        java.util.List.of(
+            condition,
+            new dev.mosaic.format.Explanation(
+                "execute(orderBy="
+                    + query.orderBy()
+                    + ", skip="
+                    + query.skip()
+                    + ", limit="
+                    + query.limit()
+                    + ")",
+                emitted[0],
+                end - executeStart,
+                java.util.List.of())));
+  }
+
+  /** One step per plan node, each evaluated (and timed) on its own. */
+  dev.mosaic.format.Explanation explain(Plan.Node node) {
+    java.util.List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
+    switch (node) {
+      case Plan.And and -> {
+        for (Plan.Node c : and.children()) {
+          children.add(explain(c));
+        }
+      }
+      case Plan.Or or -> {
+        for (Plan.Node c : or.children()) {
+          children.add(explain(c));
+        }
+      }
+      case Plan.Not not -> children.add(explain(not.child()));
+      default -> {}
+    }
+    long start = System.nanoTime();
+    long matches = count(node);
+    long nanos = System.nanoTime() - start;
+    return new dev.mosaic.format.Explanation(describe(node), matches, nanos, children);
+  }
+
+  private String describe(Plan.Node node) {
+    return switch (node) {
+      case Plan.All a -> "all";
+      case Plan.Eq eq ->
+          "eq("
+              + fieldName(eq.field())
+              + " = "
+              + value(eq.field(), eq.key())
+              + bloomNote(eq.field(), java.util.List.of(eq.key()))
+              + ")";
+      case Plan.In in -> {
+        StringBuilder b = new StringBuilder("in(").append(fieldName(in.field())).append(" in [");
+        for (int i = 0; i < in.keys().length; i++) {
+          b.append(i == 0 ? "" : ", ").append(value(in.field(), in.keys()[i]));
+        }
+        yield b.append(']')
+            .append(bloomNote(in.field(), java.util.List.of(in.keys())))
+            .append(')')
+            .toString();
+      }
+      case Plan.Range r ->
+          "range("
+              + fieldName(r.field())
+              + " in "
+              + (r.from() == null
+                  ? "(-inf"
+                  : (r.fromInclusive() ? "[" : "(") + value(r.field(), r.from()))
+              + ", "
+              + (r.to() == null
+                  ? "+inf)"
+                  : value(r.field(), r.to()) + (r.toInclusive() ? "]" : ")"))
+              + ")";
+      case Plan.And and -> "and";
+      case Plan.Or or -> "or";
+      case Plan.Not not -> "not";
+    };
+  }
+
+  private String fieldName(int field) {
+    return schema.fields().get(field).name();
+  }
+
+  private String value(int field, Key key) {
+    Object v = schema.fields().get(field).type().decode(key.bytes());
+    return v instanceof String str
+        ? '"' + str + '"'
+        : v instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : String.valueOf(v);
+  }
+
+  private String bloomNote(int field, java.util.List<Key> keys) {
+    BloomFilter bloom = blooms[field];
+    if (bloom == null) {
+      return "";
+    }
+    int rejected = 0;
+    for (Key k : keys) {
+      if (!bloom.mightContain(k.hash())) {
+        rejected++;
+      }
+    }
+    return "; bloom filter rejects " + rejected + " of " + keys.size();
+  }
+
   // ----- execution -----------------------------------------------------------------------------
 
   long count(Plan.Node node) {
@@ -608,6 +779,10 @@ public final class DatabaseReader implements Database {
     return switch (node) {
       case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
       case Plan.Eq eq -> {
+        BloomFilter bloom = blooms[eq.field()];
+        if (bloom != null && !bloom.mightContain(eq.key().hash())) {
+          yield Matches.NOTHING;
+        }
         FieldReader f = field(eq.field());
         int i = f.find(eq.key());
         yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
@@ -616,7 +791,11 @@ public final class DatabaseReader implements Database {
         FieldReader f = field(in.field());
         int[] found = new int[in.keys().length];
         int n = 0;
+        BloomFilter bloom = blooms[in.field()];
         for (Key key : in.keys()) {
+          if (bloom != null && !bloom.mightContain(key.hash())) {
+            continue;
+          }
           int i = f.find(key);
           if (i >= 0) {
             found[n++] = i;
