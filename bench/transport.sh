@@ -7,11 +7,12 @@
 #     every searcher holds every file, and the inter-DC copies per version from the byte counters
 #     (the sender sits in its own datacenter, so the ideal is one copy per datacenter = DCS).
 # Ends with
-#   RESULT transport ours_mbps=<> socket_mbps=<> fanout_1024_s=<seconds> inter_dc_copies_per_version=<>
+#   RESULT transport ours_mbps=<> socket_mbps=<> fanout_1024_s=<seconds> inter_dc_copies_per_version=<> tls=<on|off>
 # Needs about SIZE_MB*6 + PARTITIONS*FILE_MB*(DCS*PER_DC+1) MB of free disk under WORK (27 GB by default).
 #
 # Environment knobs: SIZE_MB (1024), PEERS (3), PARTITIONS (1024), FILE_MB (2), DCS (3), PER_DC (3),
-# WORK (bench/target/transport), BENCH_OPTS (extra JVM flags).
+# TLS (on: mutual TLS with a throwaway cluster CA, as in production; off: plaintext), WORK (bench/target/transport),
+# BENCH_OPTS (extra JVM flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/select-jdk.sh
@@ -22,6 +23,7 @@ PARTITIONS=${PARTITIONS:-1024}
 FILE_MB=${FILE_MB:-2}
 DCS=${DCS:-3}
 PER_DC=${PER_DC:-3}
+TLS=${TLS:-on}
 WORK=${WORK:-bench/target/transport}
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
@@ -46,5 +48,5 @@ echo "== running"
 # shellcheck disable=SC2086
 java $FLAGS -Xmx2g -Dlogback.configurationFile="$LOGBACK" ${BENCH_OPTS:-} -cp "$CP" dev.mosaic.bench.transport.TransportBench \
   --work "$WORK" --size-mb "$SIZE_MB" --peers "$PEERS" --partitions "$PARTITIONS" \
-  --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
+  --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" --tls "$TLS" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
 grep '^RESULT' "${WORK%/}.log"

@@ -49,6 +49,22 @@ public interface DatabaseBuilder {
    */
   DatabaseBuilder payloadBlockSize(int bytes);
 
+  /**
+   * Adds a Bloom filter over a filterable field's values (format version 2), so {@code eq} and
+   * {@code in} on that field reject a partition without the value without searching its value set.
+   * Worth it on fields with about one value per document (ids, dedup keys) queried over many
+   * partitions.
+   *
+   * @throws IllegalArgumentException for an unknown or non-filterable field
+   */
+  DatabaseBuilder bloomFilter(String field);
+
+  /**
+   * Whether filterable fields get a Bloom filter automatically when the partition has at least 256
+   * documents and at least 0.8 distinct values per document (default true).
+   */
+  DatabaseBuilder autoBloomFilters(boolean enabled);
+
   /** Number of documents added so far. */
   int documentCount();
 

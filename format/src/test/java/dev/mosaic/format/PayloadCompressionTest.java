@@ -56,7 +56,7 @@ class PayloadCompressionTest {
   }
 
   private static DatabaseBuilder builder(List<Document> docs) {
-    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA).autoBloomFilters(false);
     docs.forEach(b::add);
     return b;
   }

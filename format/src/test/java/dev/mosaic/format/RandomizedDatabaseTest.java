@@ -121,7 +121,13 @@ class RandomizedDatabaseTest {
           DatabaseBuilder.create(schema)
               .payloadCompression(
                   PayloadCompression.values()[random.nextInt(PayloadCompression.values().length)])
-              .payloadBlockSize(1 + random.nextInt(2048));
+              .payloadBlockSize(1 + random.nextInt(2048))
+              .autoBloomFilters(random.nextBoolean());
+      for (Field f : schema.fields()) {
+        if (f.role().isFilterable() && random.nextInt(3) == 0) {
+          builder.bloomFilter(f.name());
+        }
+      }
       for (int i = 0; i < n; i++) {
         Document d = randomDocument(schema, values, random);
         partition.add(d);

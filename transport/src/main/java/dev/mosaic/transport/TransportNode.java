@@ -71,8 +71,19 @@ public interface TransportNode extends Closeable {
     private ActorSystem<?> system;
     private MeterRegistry registry;
     private Supplier<Optional<String>> refusal = Optional::empty;
+    private TransportSecurity security;
 
     private Builder() {}
+
+    /**
+     * How connections to and from this node are secured. Default: {@link
+     * TransportSecurity#fromConfig} of the actor system's config for this node id — mutual TLS with
+     * the configured keystores, or with the JVM's development CA when none are configured.
+     */
+    public Builder security(TransportSecurity security) {
+      this.security = Objects.requireNonNull(security, "security");
+      return this;
+    }
 
     /** Unique node id (no '/'), e.g. {@code searcher-a1}. */
     public Builder nodeId(String nodeId) {
@@ -170,7 +181,8 @@ public interface TransportNode extends Closeable {
           settings,
           system,
           registry == null ? new SimpleMeterRegistry() : registry,
-          refusal);
+          refusal,
+          security);
     }
   }
 }

@@ -48,8 +48,19 @@ public interface TransportSender extends PartitionSender, Closeable {
     private TransportSettings settings;
     private ActorSystem<?> system;
     private MeterRegistry registry;
+    private TransportSecurity security;
 
     private Builder() {}
+
+    /**
+     * How connections from this sender are secured. Default: {@link TransportSecurity#fromConfig}
+     * of the actor system's config for this node id — mutual TLS with the configured keystores, or
+     * with the JVM's development CA when none are configured.
+     */
+    public Builder security(TransportSecurity security) {
+      this.security = Objects.requireNonNull(security, "security");
+      return this;
+    }
 
     /** This sender's name in logs, headers and the manifest, e.g. {@code indexer-1}. */
     public Builder nodeId(String nodeId) {
@@ -98,7 +109,8 @@ public interface TransportSender extends PartitionSender, Closeable {
           curator,
           settings,
           system,
-          registry == null ? new SimpleMeterRegistry() : registry);
+          registry == null ? new SimpleMeterRegistry() : registry,
+          security);
     }
   }
 }

@@ -31,6 +31,13 @@ final class TestCluster implements AutoCloseable {
   final SimpleMeterRegistry registry = new SimpleMeterRegistry();
   final TransportSettings settings;
   final Path root;
+
+  /** The cluster CA every node of this cluster gets its certificate from. */
+  final ClusterCertificates ca = ClusterCertificates.generate();
+
+  /** The credential of the pipeline's ZooKeeper clients. */
+  static final ZooKeeperSecurity ZK_SECURITY = ZooKeeperSecurity.digest("mosaic", "test-secret");
+
   final Map<String, Searcher> searchers = new LinkedHashMap<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -44,6 +51,7 @@ final class TestCluster implements AutoCloseable {
     final int advertisedPort;
     volatile Supplier<Optional<String>> refusal = Optional::empty;
     volatile TransportNode node;
+    volatile TransportSecurity security;
 
     Searcher(String id, String dc, CuratorFramework curator, FileStore store, int port, int adv) {
       this.id = id;
@@ -62,13 +70,21 @@ final class TestCluster implements AutoCloseable {
     this.system = ActorSystem.create(Behaviors.empty(), "transport-test");
   }
 
+  /** A started client holding the pipeline's ZooKeeper credential. */
   CuratorFramework curator() {
+    return curator(ZK_SECURITY);
+  }
+
+  /** A started client with {@code security} (e.g. {@link ZooKeeperSecurity#open()}: none). */
+  CuratorFramework curator(ZooKeeperSecurity security) {
     CuratorFramework c =
-        CuratorFrameworkFactory.builder()
-            .connectString(zk.getConnectString())
-            .sessionTimeoutMs(15_000)
-            .connectionTimeoutMs(3_000)
-            .retryPolicy(new ExponentialBackoffRetry(100, 3))
+        security
+            .applyTo(
+                CuratorFrameworkFactory.builder()
+                    .connectString(zk.getConnectString())
+                    .sessionTimeoutMs(15_000)
+                    .connectionTimeoutMs(3_000)
+                    .retryPolicy(new ExponentialBackoffRetry(100, 3)))
             .build();
     c.start();
     closeables.add(c);
@@ -83,6 +99,12 @@ final class TestCluster implements AutoCloseable {
 
   /** Starts a searcher node; {@code link} (may be null) puts a faulty link in front of it. */
   Searcher searcher(String id, String dc, IntFunction<FaultyLink> link) throws Exception {
+    return searcher(id, dc, link, null);
+  }
+
+  /** Starts a searcher node with {@code security} (null: a certificate from this cluster's CA). */
+  Searcher searcher(String id, String dc, IntFunction<FaultyLink> link, TransportSecurity security)
+      throws Exception {
     int port = freePort();
     int adv = port;
     if (link != null) {
@@ -92,6 +114,7 @@ final class TestCluster implements AutoCloseable {
     }
     FileStore store = new FileStore(root.resolve(id), Set.of(1), TestFiles::verifyPartition);
     Searcher s = new Searcher(id, dc, curator(), store, port, adv);
+    s.security = security != null ? security : ca.forNode(id);
     searchers.put(id, s);
     start(s);
     return s;
@@ -116,17 +139,25 @@ final class TestCluster implements AutoCloseable {
             .actorSystem(system)
             .meterRegistry(registry)
             .refuseWhen(() -> s.refusal.get())
+            .security(s.security)
             .build();
     node.start();
     s.node = node;
   }
 
   TransportSender sender(String id, String dc) throws Exception {
+    return sender(id, dc, ca.forNode(id), curator());
+  }
+
+  /** A started sender with these credentials. */
+  TransportSender sender(String id, String dc, TransportSecurity security, CuratorFramework curator)
+      throws Exception {
     TransportSender sender =
         TransportSender.builder()
             .nodeId(id)
             .dc(dc)
-            .curator(curator())
+            .curator(curator)
+            .security(security)
             .settings(settings)
             .actorSystem(system)
             .meterRegistry(registry)

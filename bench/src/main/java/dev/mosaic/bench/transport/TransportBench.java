@@ -1,8 +1,10 @@
 package dev.mosaic.bench.transport;
 
+import dev.mosaic.transport.ClusterCertificates;
 import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.TransportNode;
+import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSender;
 import dev.mosaic.transport.TransportSettings;
 import io.micrometer.core.instrument.Counter;
@@ -46,6 +48,15 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class TransportBench {
   private TransportBench() {}
 
+  /** One throwaway cluster CA for every node of the run. */
+  private static final ClusterCertificates CA = ClusterCertificates.generate();
+
+  private static boolean tls = true;
+
+  private static TransportSecurity security(String nodeId) {
+    return tls ? CA.forNode(nodeId) : TransportSecurity.plaintext();
+  }
+
   public static void main(String[] args) throws Exception {
     Map<String, String> opt = new LinkedHashMap<>();
     opt.put("work", "bench/target/transport");
@@ -55,6 +66,7 @@ public final class TransportBench {
     opt.put("file-mb", "2");
     opt.put("dcs", "3");
     opt.put("per-dc", "3");
+    opt.put("tls", "on");
     for (int i = 0; i + 1 < args.length; i += 2) {
       String k = args[i].replaceFirst("^--", "");
       if (!opt.containsKey(k)) {
@@ -71,15 +83,23 @@ public final class TransportBench {
     long fileBytes = Long.parseLong(opt.get("file-mb")) << 20;
     int dcs = Integer.parseInt(opt.get("dcs"));
     int perDc = Integer.parseInt(opt.get("per-dc"));
+    tls =
+        switch (opt.get("tls")) {
+          case "on" -> true;
+          case "off" -> false;
+          default ->
+              throw new IllegalArgumentException("--tls must be on or off: " + opt.get("tls"));
+        };
     System.out.printf(
         "transport bench: %d MiB to 1 entry + %d peers; %d x %d MiB to %d DCs x %d searchers;"
-            + " %d cores, JDK %s%n",
+            + " transport %s; %d cores, JDK %s%n",
         sizeBytes >> 20,
         peers,
         partitions,
         fileBytes >> 20,
         dcs,
         perDc,
+        tls ? "mutual TLS" : "PLAINTEXT",
         Runtime.getRuntime().availableProcessors(),
         Runtime.version());
 
@@ -90,8 +110,8 @@ public final class TransportBench {
         double[] fanout = fanout(zk, system, work, partitions, fileBytes, dcs, perDc);
         System.out.printf(
             "RESULT transport ours_mbps=%.1f socket_mbps=%.1f fanout_1024_s=%.1f"
-                + " inter_dc_copies_per_version=%.2f%n",
-            single[0], single[1], fanout[0], fanout[1]);
+                + " inter_dc_copies_per_version=%.2f tls=%s%n",
+            single[0], single[1], fanout[0], fanout[1], tls ? "on" : "off");
       } finally {
         system.terminate();
         system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -144,6 +164,7 @@ public final class TransportBench {
               .settings(settings)
               .actorSystem(system)
               .meterRegistry(registry)
+              .security(security(id))
               .build();
       node.start();
       closeables.add(node);
@@ -167,6 +188,7 @@ public final class TransportBench {
             .settings(settings)
             .actorSystem(system)
             .meterRegistry(registry)
+            .security(security("indexer-1"))
             .build();
     sender.start();
     closeables.add(sender);

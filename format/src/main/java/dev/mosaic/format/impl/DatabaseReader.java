@@ -51,6 +51,9 @@ public final class DatabaseReader implements Database {
   private final int payloadWidth;
   private final long payloadData;
 
+  /** Per field, its Bloom filter or null (format version 2). */
+  private final BloomFilter[] blooms;
+
   /** Non-null when payloads are stored as LZ4 blocks (format version 2). */
   private final PayloadBlocks blocks;
 
@@ -67,8 +70,10 @@ public final class DatabaseReader implements Database {
       long payloadOffsets,
       int payloadWidth,
       long payloadData,
-      PayloadBlocks blocks) {
+      PayloadBlocks blocks,
+      BloomFilter[] blooms) {
     this.source = source;
+    this.blooms = blooms;
     this.data = data;
     this.ownedArena = ownedArena;
     this.schema = schema;
@@ -224,7 +229,8 @@ public final class DatabaseReader implements Database {
           "schema version " + schema.version() + " but header says " + schemaVersion);
     }
     int fieldCount = schema.fields().size();
-    if (segmentCount != fieldCount + 2) {
+    int bloomCount = segmentCount - fieldCount - 2;
+    if (bloomCount < 0 || (version < FORMAT_VERSION_2 && bloomCount != 0)) {
       throw new CorruptDatabaseException(
           source, "directory", 24, segmentCount + " segments for " + fieldCount + " fields");
     }
@@ -244,13 +250,33 @@ public final class DatabaseReader implements Database {
       fieldSegments[2 * i] = offsets[s];
       fieldSegments[2 * i + 1] = lengths[s];
     }
-    int p = segmentCount - 1;
+    int p = fieldCount + 1;
     if (kinds[p] != KIND_PAYLOAD) {
       throw new CorruptDatabaseException(
           source,
           "directory",
           HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * p,
-          "last segment is not the payload");
+          "segment " + p + " is not the payload");
+    }
+    BloomFilter[] blooms = new BloomFilter[fieldCount];
+    int previousBloom = -1;
+    for (int s = p + 1; s < segmentCount; s++) {
+      int field = fieldIndexes[s];
+      if (kinds[s] != KIND_BLOOM
+          || field <= previousBloom
+          || field >= fieldCount
+          || !schema.fields().get(field).role().isFilterable()) {
+        throw new CorruptDatabaseException(
+            source,
+            "directory",
+            HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * s,
+            "segment "
+                + s
+                + " is not a bloom filter of a filterable field after field "
+                + previousBloom);
+      }
+      blooms[field] = BloomFilter.read(source, data, offsets[s], lengths[s]);
+      previousBloom = field;
     }
     long base = offsets[p];
     if (lengths[p] < 8) {
@@ -268,7 +294,7 @@ public final class DatabaseReader implements Database {
     if (payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS) {
       PayloadBlocks blocks = PayloadBlocks.read(source, data, documents, base, lengths[p]);
       return new DatabaseReader(
-          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks);
+          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks, blooms);
     }
     int width = data.get(INT, base);
     long table = base + 8;
@@ -296,7 +322,8 @@ public final class DatabaseReader implements Database {
         table,
         width,
         payloadData,
-        null);
+        null,
+        blooms);
   }
 
   private static void verifyChecksum(MemorySegment data, String source)
@@ -408,6 +435,26 @@ public final class DatabaseReader implements Database {
       return blocks.payload(document);
     }
     return payload(document).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** True when the field has a Bloom filter in this partition. */
+  public boolean hasBloomFilter(String field) {
+    int i = Plan.indexOf(schema, field);
+    return i >= 0 && blooms[i] != null;
+  }
+
+  /**
+   * False when the field's Bloom filter proves no document has the value; true when it may (or the
+   * field has no filter).
+   */
+  public boolean mightContain(String field, Object value) {
+    ensureOpen();
+    int i = Plan.indexOf(schema, field);
+    if (i < 0) {
+      throw new IllegalArgumentException("unknown field '" + field + "'");
+    }
+    return blooms[i] == null
+        || blooms[i].mightContain(BloomFilter.hash(schema.fields().get(i).type().encode(value)));
   }
 
   /** True when this database stores its payloads as LZ4 blocks. */
@@ -608,6 +655,10 @@ public final class DatabaseReader implements Database {
     return switch (node) {
       case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
       case Plan.Eq eq -> {
+        BloomFilter bloom = blooms[eq.field()];
+        if (bloom != null && !bloom.mightContain(eq.key().hash())) {
+          yield Matches.NOTHING;
+        }
         FieldReader f = field(eq.field());
         int i = f.find(eq.key());
         yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
@@ -616,7 +667,11 @@ public final class DatabaseReader implements Database {
         FieldReader f = field(in.field());
         int[] found = new int[in.keys().length];
         int n = 0;
+        BloomFilter bloom = blooms[in.field()];
         for (Key key : in.keys()) {
+          if (bloom != null && !bloom.mightContain(key.hash())) {
+            continue;
+          }
           int i = f.find(key);
           if (i >= 0) {
             found[n++] = i;

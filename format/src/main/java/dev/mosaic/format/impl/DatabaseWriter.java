@@ -40,6 +40,15 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private int builtVersion;
   private PayloadCompression compression = PayloadCompression.AUTO;
   private int blockSize = DEFAULT_BLOCK_SIZE;
+  private boolean autoBloomFilters = true;
+  private final java.util.Set<String> bloomFields = new java.util.HashSet<>();
+  private final java.util.TreeMap<Integer, ByteSink> blooms = new java.util.TreeMap<>();
+
+  /** Automatic Bloom filters need at least this many documents ... */
+  static final int AUTO_BLOOM_MIN_DOCUMENTS = 256;
+
+  /** ... and at least this fraction (in percent) of distinct values per document. */
+  static final int AUTO_BLOOM_MIN_DISTINCT_PERCENT = 80;
 
   /** Default target uncompressed size of one payload block. */
   static final int DEFAULT_BLOCK_SIZE = 32 * 1024;
@@ -84,6 +93,25 @@ public final class DatabaseWriter implements DatabaseBuilder {
       throw new IllegalArgumentException("payload block size must be positive, got " + bytes);
     }
     this.blockSize = bytes;
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder bloomFilter(String field) {
+    Field f = schema.field(field);
+    if (f == null || !f.role().isFilterable()) {
+      throw new IllegalArgumentException(
+          "bloom filter on '" + field + "': not a filterable field of " + schema);
+    }
+    bloomFields.add(field);
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder autoBloomFilters(boolean enabled) {
+    this.autoBloomFilters = enabled;
     built = null;
     return this;
   }
@@ -208,12 +236,16 @@ public final class DatabaseWriter implements DatabaseBuilder {
       List<Segment> list = new ArrayList<>();
       list.add(new Segment(KIND_SCHEMA, NO_FIELD, schemaBytes(schema), null));
       List<Field> fields = schema.fields();
+      blooms.clear();
       for (int i = 0; i < fields.size(); i++) {
         list.add(new Segment(kindOf(fields.get(i).role()), i, fieldSegment(fields.get(i)), null));
       }
       Segment payload = payloadSegment();
       list.add(payload);
-      builtVersion = payload.compressed ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
+      for (var bloom : blooms.entrySet()) {
+        list.add(new Segment(KIND_BLOOM, bloom.getKey(), bloom.getValue(), null));
+      }
+      builtVersion = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
       built = list;
     }
     return built;
@@ -369,6 +401,13 @@ public final class DatabaseWriter implements DatabaseBuilder {
       rankOf.put(sorted[i], i);
     }
     int distinct = sorted.length;
+    if (filterable
+        && (bloomFields.contains(name)
+            || (autoBloomFilters
+                && n >= AUTO_BLOOM_MIN_DOCUMENTS
+                && (long) distinct * 100 >= (long) n * AUTO_BLOOM_MIN_DISTINCT_PERCENT))) {
+      blooms.put(schema.fields().indexOf(field), BloomFilter.build(sorted));
+    }
 
     // 2. Each document's distinct ranks, ascending, flattened.
     if (valueCount > Integer.MAX_VALUE - 16) {

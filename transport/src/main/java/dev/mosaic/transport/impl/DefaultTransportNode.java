@@ -8,7 +8,9 @@ import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportHealth;
 import dev.mosaic.transport.TransportNode;
+import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.ZooKeeperSecurity;
 import dev.mosaic.transport.wire.FileHeader;
 import dev.mosaic.transport.wire.SearcherRecord;
 import io.micrometer.core.instrument.Gauge;
@@ -54,6 +56,7 @@ public final class DefaultTransportNode implements TransportNode {
   private final MeterRegistry registry;
   private final TransportMetrics metrics;
   private final Supplier<Optional<String>> refusal;
+  private final TransportSecurity givenSecurity;
   private final Lifecycle lifecycle;
   private final Set<PartitionFileId> receiving = ConcurrentHashMap.newKeySet();
   private final ConnectionStateListener reconnect =
@@ -88,7 +91,8 @@ public final class DefaultTransportNode implements TransportNode {
       TransportSettings settings,
       ActorSystem<?> system,
       MeterRegistry registry,
-      Supplier<Optional<String>> refusal) {
+      Supplier<Optional<String>> refusal,
+      TransportSecurity security) {
     this.nodeId = nodeId;
     this.dc = dc;
     this.bindHost = bindHost;
@@ -103,6 +107,7 @@ public final class DefaultTransportNode implements TransportNode {
     this.registry = registry;
     this.metrics = new TransportMetrics(registry);
     this.refusal = refusal;
+    this.givenSecurity = security;
     this.lifecycle = new Lifecycle("transport node " + nodeId);
   }
 
@@ -120,6 +125,12 @@ public final class DefaultTransportNode implements TransportNode {
                 Behaviors.empty(), "mosaic-node-" + DefaultTransportSender.safe(nodeId));
     PekkoTransport ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
+    TransportSecurity security =
+        givenSecurity != null
+            ? givenSecurity
+            : TransportSecurity.fromConfig(system.settings().config(), nodeId);
+    DefaultTransportSender.logSecurity(nodeId, security);
+    ZooKeeperSecurity.warnIfUnauthenticated(curator, nodeId);
     health = new NodeHealth(settings.staleAfter());
     Gauge.builder("mosaic.transport.partitions.behind", health, h -> h.partitionsBehind())
         .description("partitions whose held version is older than the manifest's")
@@ -133,7 +144,7 @@ public final class DefaultTransportNode implements TransportNode {
     discovery.start();
     manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
     manifest.start();
-    client = new TransferClient(ext, settings, metrics, nodeId, dc);
+    client = new TransferClient(ext, settings, metrics, nodeId, dc, security);
     String unique = DefaultTransportSender.safe(nodeId) + "-" + System.nanoTime();
     relays =
         system.systemActorOf(
@@ -142,7 +153,16 @@ public final class DefaultTransportNode implements TransportNode {
             Props.empty());
     server =
         new TransferServer(
-            ext, settings, metrics, nodeId, dc, store, refusal, receiving, this::published);
+            ext,
+            settings,
+            metrics,
+            nodeId,
+            dc,
+            store,
+            refusal,
+            receiving,
+            this::published,
+            security);
     InetSocketAddress bound =
         server.bind(bindHost, bindPort).toCompletableFuture().get(10, TimeUnit.SECONDS);
     endpoint =
@@ -181,7 +201,12 @@ public final class DefaultTransportNode implements TransportNode {
       LOG.warn(
           "{}: not yet registered in ZooKeeper after 5 s; will register when it is back", nodeId);
     }
-    LOG.info("transport node {} listening on {}, registered as {}", nodeId, bound, endpoint);
+    LOG.info(
+        "transport node {} listening on {} ({}), registered as {}",
+        nodeId,
+        bound,
+        security.encrypted() ? "mutual TLS" : "PLAINTEXT",
+        endpoint);
   }
 
   /** After a push was published: relay files that came from outside the DC, refresh catch-up. */

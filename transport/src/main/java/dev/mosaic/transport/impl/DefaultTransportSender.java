@@ -6,8 +6,10 @@ import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSender;
 import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.ZooKeeperSecurity;
 import dev.mosaic.transport.wire.FileHeader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -43,6 +45,7 @@ public final class DefaultTransportSender implements TransportSender {
   private final TransportSettings overrides;
   private final ActorSystem<?> givenSystem;
   private final TransportMetrics metrics;
+  private final TransportSecurity givenSecurity;
   private final Lifecycle lifecycle;
   private final Map<String, ManifestRecord> pendingManifest = new ConcurrentHashMap<>();
   private final ConnectionStateListener reconnect =
@@ -65,13 +68,15 @@ public final class DefaultTransportSender implements TransportSender {
       CuratorFramework curator,
       TransportSettings settings,
       ActorSystem<?> system,
-      MeterRegistry registry) {
+      MeterRegistry registry,
+      TransportSecurity security) {
     this.nodeId = nodeId;
     this.dc = dc;
     this.curator = curator;
     this.overrides = settings;
     this.givenSystem = system;
     this.metrics = new TransportMetrics(registry);
+    this.givenSecurity = security;
     this.lifecycle = new Lifecycle("transport sender " + nodeId);
   }
 
@@ -84,18 +89,36 @@ public final class DefaultTransportSender implements TransportSender {
             : ActorSystem.create(Behaviors.empty(), "mosaic-sender-" + safe(nodeId));
     ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
+    TransportSecurity security =
+        givenSecurity != null
+            ? givenSecurity
+            : TransportSecurity.fromConfig(system.settings().config(), nodeId);
+    logSecurity(nodeId, security);
+    ZooKeeperSecurity.warnIfUnauthenticated(curator, nodeId);
     discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
     discovery.start();
     manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
     manifest.start();
     curator.getConnectionStateListenable().addListener(reconnect);
-    client = new TransferClient(ext, settings, metrics, nodeId, dc);
+    client = new TransferClient(ext, settings, metrics, nodeId, dc, security);
     coordinator =
         system.systemActorOf(
             DeliveryCoordinator.create(settings.maxConcurrentDeliveries(), metrics),
             "mosaic-sender-" + safe(nodeId) + "-" + System.nanoTime(),
             Props.empty());
     LOG.info("transport sender {} in {} started; searchers: {}", nodeId, dc, discovery.byDc());
+  }
+
+  static void logSecurity(String nodeId, TransportSecurity security) {
+    if (security.encrypted()) {
+      LOG.info("{}: transport security: {}", nodeId, security);
+    } else {
+      LOG.warn(
+          "{}: transport security is OFF ({}): any host that reaches the transport port can push"
+              + " partition files; set mosaic.transport.tls.enabled = true",
+          nodeId,
+          security);
+    }
   }
 
   static String safe(String name) {

@@ -40,6 +40,25 @@ final class Frames {
   record Head<M>(M message) {}
 
   /**
+   * Emitted after the last body byte (right after the {@link Head} for an empty body): the body is
+   * complete without waiting for the peer to close its side (a TLS session stays open until both
+   * ends are done).
+   */
+  static final Object END =
+      new Object() {
+        @Override
+        public String toString() {
+          return "END";
+        }
+      };
+
+  /** The body chunks of a split stream, completing at {@link #END}. */
+  static org.apache.pekko.stream.javadsl.Source<Object, org.apache.pekko.NotUsed> body(
+      org.apache.pekko.stream.javadsl.Source<Object, org.apache.pekko.NotUsed> tail) {
+    return tail.takeWhile(o -> o != END);
+  }
+
+  /**
    * Splits a byte stream into one {@link Head} followed by the raw body chunks ({@link ByteString})
    * whose total is {@code bodySize(message)}; any byte beyond that fails the stream. Used with
    * {@code statefulMapConcat}: one instance per stream, not thread safe.
@@ -80,11 +99,22 @@ final class Frames {
       headDone = true;
       remaining = bodySize.applyAsLong(message);
       Head<M> head = new Head<>(message);
+      if (remaining == 0) {
+        if (!rest.isEmpty()) {
+          throw new ProtocolException(
+              "peer sent " + rest.size() + " bytes more than the announced size");
+        }
+        return List.of(head, END);
+      }
       if (rest.isEmpty()) {
         return List.of(head);
       }
-      Iterable<Object> tail = body(rest);
-      return tail.iterator().hasNext() ? List.of(head, rest) : List.of(head);
+      List<Object> out = new java.util.ArrayList<>(3);
+      out.add(head);
+      for (Object o : body(rest)) {
+        out.add(o);
+      }
+      return out;
     }
 
     private Iterable<Object> body(ByteString chunk) throws ProtocolException {
@@ -92,8 +122,11 @@ final class Frames {
         throw new ProtocolException(
             "peer sent " + (chunk.size() - remaining) + " bytes more than the announced size");
       }
+      if (chunk.isEmpty()) {
+        return List.of();
+      }
       remaining -= chunk.size();
-      return List.of(chunk);
+      return remaining == 0 ? List.of(chunk, END) : List.of(chunk);
     }
   }
 

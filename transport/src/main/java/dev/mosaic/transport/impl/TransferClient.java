@@ -4,6 +4,7 @@ import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.ReceivingStore;
 import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
 import dev.mosaic.transport.wire.FetchRequest;
 import dev.mosaic.transport.wire.FetchResponse;
@@ -19,8 +20,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import javax.net.ssl.SSLException;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
+import org.apache.pekko.japi.pf.PFBuilder;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.FileIO;
@@ -40,18 +43,23 @@ import org.apache.pekko.util.ByteString;
  * <p>Thread safety: safe for concurrent use.
  */
 final class TransferClient {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(TransferClient.class);
   private final PekkoTransport ext;
   private final TransportSettings settings;
   private final TransportMetrics metrics;
   private final String myNode;
   private final String myDc;
+  private final TransportSecurity security;
 
   TransferClient(
       PekkoTransport ext,
       TransportSettings settings,
       TransportMetrics metrics,
       String myNode,
-      String myDc) {
+      String myDc,
+      TransportSecurity security) {
+    this.security = security;
     this.ext = ext;
     this.settings = settings;
     this.metrics = metrics;
@@ -68,6 +76,36 @@ final class TransferClient {
   }
 
   private Flow<ByteString, ByteString, ?> connection(SearcherEndpoint target) {
+    InetSocketAddress address =
+        new InetSocketAddress(target.transportHost(), target.transportPort());
+    if (security.encrypted()) {
+      return Tcp.get(ext.system())
+          .outgoingConnectionWithTls(
+              address,
+              security::newClientEngine,
+              Optional.empty(),
+              List.of(),
+              Optional.of(settings.connectTimeout()),
+              Optional.of(settings.transferIdleTimeout()),
+              session -> Optional.empty(),
+              // our side completing (request sent) must not end the session: the answer follows
+              org.apache.pekko.stream.IgnoreComplete$.MODULE$)
+          .mapError(
+              new PFBuilder<Throwable, Throwable>()
+                  .match(
+                      SSLException.class,
+                      e -> {
+                        LOG.warn(
+                            "{}: TLS handshake with {} at {} failed (peer refused us or we refused"
+                                + " its certificate): {}",
+                            myNode,
+                            target.nodeId(),
+                            address,
+                            e.getMessage());
+                        return e;
+                      })
+                  .build());
+    }
     return Tcp.get(ext.system())
         .outgoingConnection(
             new InetSocketAddress(target.transportHost(), target.transportPort()),
@@ -168,14 +206,15 @@ final class TransferClient {
     }
     @SuppressWarnings("unchecked")
     FetchResponse resp = ((Frames.Head<FetchResponse>) pair.first().get(0)).message();
+    Source<Object, NotUsed> body = Frames.body(pair.second());
     if (!resp.getFound()) {
-      pair.second().runWith(Sink.ignore(), ext.materializer());
+      body.runWith(Sink.ignore(), ext.materializer());
       return CompletableFuture.completedFuture(
           new FetchOutcome(false, peer + " does not hold it: " + resp.getReason()));
     }
     long size = resp.getHeader().getSize();
     if (size != wanted.size()) {
-      pair.second().runWith(Sink.ignore(), ext.materializer());
+      body.runWith(Sink.ignore(), ext.materializer());
       return CompletableFuture.completedFuture(
           new FetchOutcome(
               false,
@@ -185,7 +224,7 @@ final class TransferClient {
         .handle(
             (staged, err) -> {
               if (err != null) {
-                pair.second().runWith(Sink.ignore(), ext.materializer());
+                body.runWith(Sink.ignore(), ext.materializer());
                 return CompletableFuture.<Void>failedFuture(err);
               }
               return StoreWriter.fillAndPublish(
@@ -193,7 +232,7 @@ final class TransferClient {
                   wanted.id(),
                   size,
                   wanted.crc32c(),
-                  pair.second(),
+                  body,
                   ext.materializer(),
                   ext.blockingExecutor(),
                   n -> metrics.bytesReceived(peer.dc(), myDc, n));
@@ -204,6 +243,19 @@ final class TransferClient {
                 err != null
                     ? new FetchOutcome(false, peer + ": " + StoreWriter.reason(err))
                     : new FetchOutcome(true, "fetched from " + peer));
+  }
+
+  /** The TLS failure in the cause chain of {@code t}, or null. */
+  static SSLException tlsFailure(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof SSLException e) {
+        return e;
+      }
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    return null;
   }
 
   static Throwable unwrap(Throwable t) {

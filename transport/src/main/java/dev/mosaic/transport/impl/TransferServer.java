@@ -3,6 +3,7 @@ package dev.mosaic.transport.impl;
 import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
 import dev.mosaic.transport.wire.FetchRequest;
 import dev.mosaic.transport.wire.FetchResponse;
@@ -19,16 +20,27 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
+import org.apache.pekko.japi.pf.PFBuilder;
+import org.apache.pekko.stream.IgnoreCancel$;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.TLSProtocol.SendBytes;
+import org.apache.pekko.stream.TLSProtocol.SessionBytes;
+import org.apache.pekko.stream.TLSProtocol.SslTlsInbound;
+import org.apache.pekko.stream.TLSProtocol.SslTlsOutbound;
+import org.apache.pekko.stream.javadsl.BidiFlow;
 import org.apache.pekko.stream.javadsl.FileIO;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.TLS;
 import org.apache.pekko.stream.javadsl.Tcp;
 import org.apache.pekko.util.ByteString;
 import org.slf4j.Logger;
@@ -53,6 +65,7 @@ final class TransferServer implements AutoCloseable {
   private final Supplier<Optional<String>> refusal;
   private final Set<PartitionFileId> receiving;
   private final Consumer<FileHeader> onPublished;
+  private final TransportSecurity security;
   private final AtomicInteger active = new AtomicInteger();
   private final SharedKillSwitch killSwitch;
   private volatile Tcp.ServerBinding binding;
@@ -66,7 +79,8 @@ final class TransferServer implements AutoCloseable {
       ReceivingStore store,
       Supplier<Optional<String>> refusal,
       Set<PartitionFileId> receiving,
-      Consumer<FileHeader> onPublished) {
+      Consumer<FileHeader> onPublished,
+      TransportSecurity security) {
     this.ext = ext;
     this.settings = settings;
     this.metrics = metrics;
@@ -76,19 +90,77 @@ final class TransferServer implements AutoCloseable {
     this.refusal = refusal;
     this.receiving = receiving;
     this.onPublished = onPublished;
+    this.security = security;
     this.killSwitch = KillSwitches.shared("transport-" + nodeId);
   }
 
   CompletionStage<InetSocketAddress> bind(String host, int port) {
     return Tcp.get(ext.system())
         .bind(host, port, 100, List.of(), true, Optional.empty())
-        .to(Sink.foreach(c -> c.handleWith(connectionFlow(), ext.materializer())))
+        .to(
+            Sink.foreach(
+                c ->
+                    c.handleWith(
+                        security.encrypted() ? secured(c.remoteAddress()) : connectionFlow(),
+                        ext.materializer())))
         .run(ext.materializer())
         .thenApply(
             b -> {
               binding = b;
               return b.localAddress();
             });
+  }
+
+  /**
+   * The connection flow behind a server-side TLS stage that requires the client's certificate. A
+   * connection that ends before the handshake completed (no certificate, one not signed by the
+   * cluster CA, an expired one, or no TLS at all) is logged with the peer's address; no request
+   * byte of it was read.
+   */
+  private Flow<ByteString, ByteString, NotUsed> secured(InetSocketAddress peer) {
+    AtomicReference<String> peerName = new AtomicReference<>();
+    BidiFlow<SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed> tls =
+        TLS.create(
+            security::newServerEngine,
+            session -> peerName.set(peerName(session)),
+            // the client keeps its side open until it has the answer; the answer closes
+            IgnoreCancel$.MODULE$);
+    Flow<SslTlsInbound, SslTlsOutbound, NotUsed> app =
+        Flow.of(SslTlsInbound.class)
+            .collect(
+                new PFBuilder<SslTlsInbound, ByteString>()
+                    .match(SessionBytes.class, SessionBytes::bytes)
+                    .build())
+            .via(connectionFlow())
+            .map(b -> (SslTlsOutbound) new SendBytes(b));
+    return Flow.of(ByteString.class)
+        .watchTermination(
+            (m, done) -> {
+              done.whenComplete(
+                  (d, err) -> {
+                    if (peerName.get() == null) {
+                      LOG.warn(
+                          "{}: refused transport connection from {}: TLS handshake failed (no"
+                              + " certificate signed by the cluster CA){}",
+                          nodeId,
+                          peer,
+                          err == null ? "" : ": " + StoreWriter.rootMessage(err));
+                    } else {
+                      LOG.debug("{}: connection from {} ({}) ended", nodeId, peer, peerName.get());
+                    }
+                  });
+              return NotUsed.getInstance();
+            })
+        .via(tls.reversed().join(app));
+  }
+
+  private static String peerName(SSLSession session) {
+    try {
+      return session.getPeerPrincipal().getName();
+    } catch (SSLPeerUnverifiedException e) {
+      // needClientAuth: cannot happen after a completed handshake
+      throw new IllegalStateException("peer not verified", e);
+    }
   }
 
   private Flow<ByteString, ByteString, NotUsed> connectionFlow() {
@@ -114,7 +186,8 @@ final class TransferServer implements AutoCloseable {
     TransportRequest req = ((Frames.Head<TransportRequest>) pair.first().get(0)).message();
     Source<Object, NotUsed> body = pair.second();
     if (req.hasPush()) {
-      return receive(req.getPush(), body).thenApply(ack -> Source.single(Frames.frame(ack)));
+      return receive(req.getPush(), Frames.body(body))
+          .thenApply(ack -> Source.single(Frames.frame(ack)));
     }
     body.runWith(Sink.ignore(), ext.materializer());
     if (req.hasFetch()) {
