@@ -58,11 +58,28 @@ public interface Database extends Searchable, Closeable {
   }
 
   /**
-   * A zero-copy read-only view of a document's payload (empty when none).
+   * A read-only view of a document's payload (empty when none). For raw payloads (every format
+   * version 1 file, and version 2 files built without compression) the view is zero-copy, a slice
+   * of the mapping. NOTE: when the partition stores its payloads as LZ4 blocks ({@link
+   * PayloadCompression}), the payload's block is decompressed (one block is kept per thread, so
+   * reading neighbouring documents decompresses it once) and the result is a segment over a fresh
+   * heap array holding a copy: it stays readable after {@link #close()}, and costs one allocation.
+   *
+   * @throws IndexOutOfBoundsException for a document id outside {@code [0, documentCount())}
+   * @throws java.io.UncheckedIOException wrapping a {@link CorruptDatabaseException} when a
+   *     compressed block does not decompress (a file not verified with its checksum)
+   */
+  MemorySegment payload(int document);
+
+  /**
+   * A document's payload as a fresh array (for compressed partitions this avoids the extra wrapping
+   * of {@link #payload(int)}; for raw partitions it copies the slice).
    *
    * @throws IndexOutOfBoundsException for a document id outside {@code [0, documentCount())}
    */
-  MemorySegment payload(int document);
+  default byte[] payloadBytes(int document) {
+    return payload(document).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+  }
 
   /**
    * The value of a SORTABLE or FULL field of a document, decoded ({@code Integer}, {@code Long},

@@ -33,6 +33,38 @@ public interface DatabaseBuilder {
    */
   DatabaseBuilder add(Document document);
 
+  /**
+   * How payloads are stored; {@link PayloadCompression#AUTO} (the default) compresses them in LZ4
+   * blocks when that saves at least 10% of the payload bytes. Compressed payloads make the file
+   * format version 2, which version 1 readers reject.
+   */
+  DatabaseBuilder payloadCompression(PayloadCompression compression);
+
+  /**
+   * Target uncompressed size of one payload block, in bytes (default 32 KiB): a block closes once
+   * its payloads reach this size, so a block holds at least one document. Smaller blocks make a
+   * random payload read cheaper; larger blocks usually compress better.
+   *
+   * @throws IllegalArgumentException when not positive
+   */
+  DatabaseBuilder payloadBlockSize(int bytes);
+
+  /**
+   * Adds a Bloom filter over a filterable field's values (format version 2), so {@code eq} and
+   * {@code in} on that field reject a partition without the value without searching its value set.
+   * Worth it on fields with about one value per document (ids, dedup keys) queried over many
+   * partitions.
+   *
+   * @throws IllegalArgumentException for an unknown or non-filterable field
+   */
+  DatabaseBuilder bloomFilter(String field);
+
+  /**
+   * Whether filterable fields get a Bloom filter automatically when the partition has at least 256
+   * documents and at least 0.8 distinct values per document (default true).
+   */
+  DatabaseBuilder autoBloomFilters(boolean enabled);
+
   /** Number of documents added so far. */
   int documentCount();
 

@@ -55,6 +55,34 @@ public interface Searchable {
     return aggregate(condition, List.of(facets), List.of()).facets();
   }
 
+  /**
+   * Runs the query with a trace: each step of its condition (per partition for a composite) with
+   * its matching count and time, and the final {@code execute} step honouring order, skip and
+   * limit. The default implementation reports the whole count and execution as single steps.
+   *
+   * @throws IllegalArgumentException as {@link #execute}
+   */
+  default Explanation explain(Query query) {
+    long start = System.nanoTime();
+    long count = count(query);
+    long counted = System.nanoTime();
+    long[] emitted = {0};
+    execute(
+        query,
+        (doc, db) -> {
+          emitted[0]++;
+          return true;
+        });
+    long end = System.nanoTime();
+    return new Explanation(
+        "query " + query,
+        emitted[0],
+        end - start,
+        List.of(
+            new Explanation("count " + query.condition(), count, counted - start, List.of()),
+            new Explanation("execute", emitted[0], end - counted, List.of())));
+  }
+
   /** The statistics of one field, as {@link #aggregate} computes them. */
   default Aggregation.FieldStats stats(Condition condition, Stats stats) {
     return aggregate(condition, List.of(), List.of(stats)).stats().get(0);

@@ -37,6 +37,12 @@ class GoldenFileTest {
 
   static byte[] golden() {
     DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    goldenDocuments().forEach(b::add);
+    return b.toByteArray();
+  }
+
+  static List<Document> goldenDocuments() {
+    List<Document> docs = new ArrayList<>();
     double[] xs = {1.5, -0.0, 0.0, Double.NaN, -2.25, Double.NEGATIVE_INFINITY, 3, 1.5};
     for (int i = 0; i < 8; i++) {
       Document.Builder d =
@@ -55,9 +61,9 @@ class GoldenFileTest {
       if (i != 5) {
         d.payload(("doc " + i).getBytes(StandardCharsets.UTF_8));
       }
-      b.add(d.build());
+      docs.add(d.build());
     }
-    return b.toByteArray();
+    return docs;
   }
 
   @Test
@@ -74,7 +80,7 @@ class GoldenFileTest {
     }
     assertThat(HexFormat.of().formatHex(actual))
         .as(
-            "format version 1 changed: bump FileFormat.FORMAT_VERSION, update FORMAT.md and"
+            "format version 1 changed: bump the format version, update FORMAT.md and"
                 + " regenerate golden-v1.mosaic")
         .isEqualTo(HexFormat.of().formatHex(expected));
   }

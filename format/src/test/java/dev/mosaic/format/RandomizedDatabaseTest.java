@@ -117,7 +117,17 @@ class RandomizedDatabaseTest {
     for (int p = 0; p < partitionCount; p++) {
       int n = random.nextInt(5) == 0 ? 0 : random.nextInt(random.nextBoolean() ? 40 : 400);
       List<Document> partition = new ArrayList<>();
-      DatabaseBuilder builder = DatabaseBuilder.create(schema);
+      DatabaseBuilder builder =
+          DatabaseBuilder.create(schema)
+              .payloadCompression(
+                  PayloadCompression.values()[random.nextInt(PayloadCompression.values().length)])
+              .payloadBlockSize(1 + random.nextInt(2048))
+              .autoBloomFilters(random.nextBoolean());
+      for (Field f : schema.fields()) {
+        if (f.role().isFilterable() && random.nextInt(3) == 0) {
+          builder.bloomFilter(f.name());
+        }
+      }
       for (int i = 0; i < n; i++) {
         Document d = randomDocument(schema, values, random);
         partition.add(d);
@@ -284,7 +294,13 @@ class RandomizedDatabaseTest {
     }
     if (random.nextInt(3) > 0) {
       byte[] payload = new byte[random.nextInt(40)];
-      random.nextBytes(payload);
+      if (random.nextBoolean()) {
+        random.nextBytes(payload);
+      } else {
+        for (int i = 0; i < payload.length; i++) {
+          payload[i] = (byte) ('a' + i % 3); // compressible
+        }
+      }
       b.payload(payload);
     }
     return b.build();

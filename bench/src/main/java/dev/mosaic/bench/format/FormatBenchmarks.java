@@ -93,9 +93,6 @@ public final class FormatBenchmarks implements Callable<Integer> {
               ours,
               lucene,
               lucene / ours));
-      if (interleavedRounds > 0) {
-        results.add(interleavedTable1());
-      }
     }
     if (only.contains("cars")) {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
@@ -186,44 +183,6 @@ public final class FormatBenchmarks implements Callable<Integer> {
         .orElseThrow(() -> new IllegalStateException("no result for " + method))
         .getPrimaryResult()
         .getScore();
-  }
-
-  private String interleavedTable1() throws Exception {
-    try (Database ours = Database.open(Table1Data.oursFile());
-        MMapDirectory directory = new MMapDirectory(Table1Data.luceneDirectory());
-        DirectoryReader reader = DirectoryReader.open(directory)) {
-      IndexSearcher searcher = new IndexSearcher(reader);
-      List<String> values = Table1Data.values();
-      dev.mosaic.format.query.Query[] oursQueries =
-          values.stream()
-              .map(
-                  v ->
-                      dev.mosaic.format.query.Query.where(
-                          dev.mosaic.format.query.Condition.eq(Table1Data.FIELD, v)))
-              .toArray(dev.mosaic.format.query.Query[]::new);
-      org.apache.lucene.search.TermQuery[] luceneQueries =
-          values.stream()
-              .map(
-                  v ->
-                      new org.apache.lucene.search.TermQuery(
-                          new org.apache.lucene.index.Term(Table1Data.FIELD, v)))
-              .toArray(org.apache.lucene.search.TermQuery[]::new);
-      int[] next = {0, 0};
-      InterleavedComparison.Outcome o =
-          InterleavedComparison.run(
-              () -> ours.count(oursQueries[(next[0]++ & 0x7fffffff) % 10]),
-              () -> searcher.count(luceneQueries[(next[1]++ & 0x7fffffff) % 10]),
-              warmupSeconds,
-              interleavedRounds,
-              1.0);
-      return String.format(
-          Locale.ROOT,
-          "INFO table1_count_interleaved ours_us=%.4f lucene_us=%.4f ratio=%.2f rounds=%d",
-          1e6 / o.aOpsPerSecond(),
-          1e6 / o.bOpsPerSecond(),
-          o.medianRatio(),
-          interleavedRounds);
-    }
   }
 
   private String interleavedCars() throws Exception {

@@ -87,6 +87,46 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
+  public dev.mosaic.format.Explanation explain(Query query) {
+    Plan plan = Plan.compile(schema, query);
+    long start = System.nanoTime();
+    List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
+    long total = 0;
+    for (int i = 0; i < readers.length; i++) {
+      dev.mosaic.format.Explanation e;
+      if (readers[i] != null) {
+        readers[i].ensureOpen();
+        e = readers[i].explain(plan, query, "partition " + i + " (" + readers[i].source() + ")");
+      } else {
+        e = partitions.get(i).explain(query);
+        e = new dev.mosaic.format.Explanation("partition " + i, e.matches(), e.nanos(), List.of(e));
+      }
+      total += e.children().get(0).matches();
+      children.add(e);
+    }
+    long partitionsDone = System.nanoTime();
+    long[] emitted = {0};
+    execute(
+        query,
+        (doc, db) -> {
+          emitted[0]++;
+          return true;
+        });
+    long end = System.nanoTime();
+    children.add(
+        new dev.mosaic.format.Explanation(
+            "merge partitions (skip=" + query.skip() + ", limit=" + query.limit() + ")",
+            emitted[0],
+            end - partitionsDone,
+            List.of()));
+    return new dev.mosaic.format.Explanation(
+        "composite of " + readers.length + " partitions; condition matches " + total,
+        emitted[0],
+        end - start,
+        children);
+  }
+
+  @Override
   public dev.mosaic.format.Aggregation aggregate(
       dev.mosaic.format.query.Condition condition,
       List<dev.mosaic.format.query.Facet> facets,

@@ -50,6 +50,13 @@ public final class DatabaseReader implements Database {
   private final long payloadOffsets;
   private final int payloadWidth;
   private final long payloadData;
+
+  /** Per field, its Bloom filter or null (format version 2). */
+  private final BloomFilter[] blooms;
+
+  /** Non-null when payloads are stored as LZ4 blocks (format version 2). */
+  private final PayloadBlocks blocks;
+
   private volatile boolean closed;
 
   private DatabaseReader(
@@ -62,8 +69,11 @@ public final class DatabaseReader implements Database {
       long[] fieldSegments,
       long payloadOffsets,
       int payloadWidth,
-      long payloadData) {
+      long payloadData,
+      PayloadBlocks blocks,
+      BloomFilter[] blooms) {
     this.source = source;
+    this.blooms = blooms;
     this.data = data;
     this.ownedArena = ownedArena;
     this.schema = schema;
@@ -74,6 +84,7 @@ public final class DatabaseReader implements Database {
     this.payloadOffsets = payloadOffsets;
     this.payloadWidth = payloadWidth;
     this.payloadData = payloadData;
+    this.blocks = blocks;
   }
 
   // ----- opening -------------------------------------------------------------------------------
@@ -133,12 +144,16 @@ public final class DatabaseReader implements Database {
       throw new CorruptDatabaseException(source, "header", 0, "wrong magic: not a Mosaic database");
     }
     int version = data.get(INT, 8);
-    if (version != FORMAT_VERSION) {
+    if (version < FORMAT_VERSION_1 || version > MAX_FORMAT_VERSION) {
       throw new CorruptDatabaseException(
           source,
           "header",
           8,
-          "unsupported format version " + version + " (this reader reads " + FORMAT_VERSION + ")");
+          "unsupported format version "
+              + version
+              + " (this reader reads 1 to "
+              + MAX_FORMAT_VERSION
+              + ")");
     }
     int schemaVersion = data.get(INT, 12);
     int checksumKind = data.get(ValueLayout.JAVA_BYTE, 16);
@@ -214,7 +229,8 @@ public final class DatabaseReader implements Database {
           "schema version " + schema.version() + " but header says " + schemaVersion);
     }
     int fieldCount = schema.fields().size();
-    if (segmentCount != fieldCount + 2) {
+    int bloomCount = segmentCount - fieldCount - 2;
+    if (bloomCount < 0 || (version < FORMAT_VERSION_2 && bloomCount != 0)) {
       throw new CorruptDatabaseException(
           source, "directory", 24, segmentCount + " segments for " + fieldCount + " fields");
     }
@@ -234,17 +250,51 @@ public final class DatabaseReader implements Database {
       fieldSegments[2 * i] = offsets[s];
       fieldSegments[2 * i + 1] = lengths[s];
     }
-    int p = segmentCount - 1;
+    int p = fieldCount + 1;
     if (kinds[p] != KIND_PAYLOAD) {
       throw new CorruptDatabaseException(
           source,
           "directory",
           HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * p,
-          "last segment is not the payload");
+          "segment " + p + " is not the payload");
+    }
+    BloomFilter[] blooms = new BloomFilter[fieldCount];
+    int previousBloom = -1;
+    for (int s = p + 1; s < segmentCount; s++) {
+      int field = fieldIndexes[s];
+      if (kinds[s] != KIND_BLOOM
+          || field <= previousBloom
+          || field >= fieldCount
+          || !schema.fields().get(field).role().isFilterable()) {
+        throw new CorruptDatabaseException(
+            source,
+            "directory",
+            HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * s,
+            "segment "
+                + s
+                + " is not a bloom filter of a filterable field after field "
+                + previousBloom);
+      }
+      blooms[field] = BloomFilter.read(source, data, offsets[s], lengths[s]);
+      previousBloom = field;
     }
     long base = offsets[p];
     if (lengths[p] < 8) {
       throw new CorruptDatabaseException(source, "payload", base, "payload segment too short");
+    }
+    int payloadFlags = data.get(INT, base + 4);
+    if (payloadFlags != 0
+        && (version < FORMAT_VERSION_2 || payloadFlags != PAYLOAD_FLAG_LZ4_BLOCKS)) {
+      throw new CorruptDatabaseException(
+          source,
+          "payload",
+          base + 4,
+          "unknown payload flags " + payloadFlags + " for format version " + version);
+    }
+    if (payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS) {
+      PayloadBlocks blocks = PayloadBlocks.read(source, data, documents, base, lengths[p]);
+      return new DatabaseReader(
+          source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks, blooms);
     }
     int width = data.get(INT, base);
     long table = base + 8;
@@ -262,7 +312,18 @@ public final class DatabaseReader implements Database {
           source, "payload", table, "payload bytes do not match the segment length");
     }
     return new DatabaseReader(
-        source, data, owned, schema, documents, version, fieldSegments, table, width, payloadData);
+        source,
+        data,
+        owned,
+        schema,
+        documents,
+        version,
+        fieldSegments,
+        table,
+        width,
+        payloadData,
+        null,
+        blooms);
   }
 
   private static void verifyChecksum(MemorySegment data, String source)
@@ -339,10 +400,21 @@ public final class DatabaseReader implements Database {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>For raw payloads (format version 1, or version 2 without compression) this is a zero-copy
+   * slice of the mapping. NOTE: for LZ4-compressed payloads it decompresses the document's block
+   * (kept per thread, so reading consecutive documents decompresses each block once) and returns a
+   * read-only segment over a fresh heap array holding a copy of the payload.
+   */
   @Override
   public MemorySegment payload(int document) {
     ensureOpen();
     checkDocument(document);
+    if (blocks != null) {
+      return MemorySegment.ofArray(blocks.payload(document)).asReadOnly();
+    }
     long from;
     long to;
     if (payloadWidth == 4) {
@@ -353,6 +425,61 @@ public final class DatabaseReader implements Database {
       to = data.get(LONG, payloadOffsets + 8L * document + 8);
     }
     return data.asSlice(payloadData + from, to - from);
+  }
+
+  @Override
+  public byte[] payloadBytes(int document) {
+    ensureOpen();
+    checkDocument(document);
+    if (blocks != null) {
+      return blocks.payload(document);
+    }
+    return payload(document).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /** True when the field has a Bloom filter in this partition. */
+  public boolean hasBloomFilter(String field) {
+    int i = Plan.indexOf(schema, field);
+    return i >= 0 && blooms[i] != null;
+  }
+
+  /**
+   * False when the field's Bloom filter proves no document has the value; true when it may (or the
+   * field has no filter).
+   */
+  public boolean mightContain(String field, Object value) {
+    ensureOpen();
+    int i = Plan.indexOf(schema, field);
+    if (i < 0) {
+      throw new IllegalArgumentException("unknown field '" + field + "'");
+    }
+    return blooms[i] == null
+        || blooms[i].mightContain(BloomFilter.hash(schema.fields().get(i).type().encode(value)));
+  }
+
+  /** True when this database stores its payloads as LZ4 blocks. */
+  public boolean payloadsCompressed() {
+    return blocks != null;
+  }
+
+  /** Number of LZ4 payload blocks, 0 for raw payloads. */
+  public int payloadBlockCount() {
+    return blocks == null ? 0 : blocks.blockCount();
+  }
+
+  /** Total payload bytes before compression (the raw payload bytes for raw payloads). */
+  public long payloadBytesUncompressed() {
+    if (blocks != null) {
+      return blocks.uncompressedBytes();
+    }
+    return payloadWidth == 4
+        ? data.get(INT, payloadOffsets + 4L * documents) & 0xFFFF_FFFFL
+        : data.get(LONG, payloadOffsets + 8L * documents);
+  }
+
+  /** Payload bytes as stored in the file (compressed blocks, or the raw payload bytes). */
+  public long payloadBytesStored() {
+    return blocks != null ? blocks.compressedBytes() : payloadBytesUncompressed();
   }
 
   private void checkDocument(int document) {
@@ -434,6 +561,130 @@ public final class DatabaseReader implements Database {
     Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
     aggregator.add(this);
     return aggregator.result();
+  }
+
+  @Override
+  public dev.mosaic.format.Explanation explain(Query query) {
+    Plan plan = Plan.compile(schema, query);
+    ensureOpen();
+    return explain(plan, query, "partition " + source);
+  }
+
+  dev.mosaic.format.Explanation explain(Plan plan, Query query, String name) {
+    long start = System.nanoTime();
+    dev.mosaic.format.Explanation condition = explain(plan.condition);
+    long executeStart = System.nanoTime();
+    long[] emitted = {0};
+    execute(
+        plan,
+        (doc, db) -> {
+          emitted[0]++;
+          return true;
+        });
+    long end = System.nanoTime();
+    return new dev.mosaic.format.Explanation(
+        name,
+        emitted[0],
+        end - start,
+        java.util.List.of(
+            condition,
+            new dev.mosaic.format.Explanation(
+                "execute(orderBy="
+                    + query.orderBy()
+                    + ", skip="
+                    + query.skip()
+                    + ", limit="
+                    + query.limit()
+                    + ")",
+                emitted[0],
+                end - executeStart,
+                java.util.List.of())));
+  }
+
+  /** One step per plan node, each evaluated (and timed) on its own. */
+  dev.mosaic.format.Explanation explain(Plan.Node node) {
+    java.util.List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
+    switch (node) {
+      case Plan.And and -> {
+        for (Plan.Node c : and.children()) {
+          children.add(explain(c));
+        }
+      }
+      case Plan.Or or -> {
+        for (Plan.Node c : or.children()) {
+          children.add(explain(c));
+        }
+      }
+      case Plan.Not not -> children.add(explain(not.child()));
+      default -> {}
+    }
+    long start = System.nanoTime();
+    long matches = count(node);
+    long nanos = System.nanoTime() - start;
+    return new dev.mosaic.format.Explanation(describe(node), matches, nanos, children);
+  }
+
+  private String describe(Plan.Node node) {
+    return switch (node) {
+      case Plan.All a -> "all";
+      case Plan.Eq eq ->
+          "eq("
+              + fieldName(eq.field())
+              + " = "
+              + value(eq.field(), eq.key())
+              + bloomNote(eq.field(), java.util.List.of(eq.key()))
+              + ")";
+      case Plan.In in -> {
+        StringBuilder b = new StringBuilder("in(").append(fieldName(in.field())).append(" in [");
+        for (int i = 0; i < in.keys().length; i++) {
+          b.append(i == 0 ? "" : ", ").append(value(in.field(), in.keys()[i]));
+        }
+        yield b.append(']')
+            .append(bloomNote(in.field(), java.util.List.of(in.keys())))
+            .append(')')
+            .toString();
+      }
+      case Plan.Range r ->
+          "range("
+              + fieldName(r.field())
+              + " in "
+              + (r.from() == null
+                  ? "(-inf"
+                  : (r.fromInclusive() ? "[" : "(") + value(r.field(), r.from()))
+              + ", "
+              + (r.to() == null
+                  ? "+inf)"
+                  : value(r.field(), r.to()) + (r.toInclusive() ? "]" : ")"))
+              + ")";
+      case Plan.And and -> "and";
+      case Plan.Or or -> "or";
+      case Plan.Not not -> "not";
+    };
+  }
+
+  private String fieldName(int field) {
+    return schema.fields().get(field).name();
+  }
+
+  private String value(int field, Key key) {
+    Object v = schema.fields().get(field).type().decode(key.bytes());
+    return v instanceof String str
+        ? '"' + str + '"'
+        : v instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : String.valueOf(v);
+  }
+
+  private String bloomNote(int field, java.util.List<Key> keys) {
+    BloomFilter bloom = blooms[field];
+    if (bloom == null) {
+      return "";
+    }
+    int rejected = 0;
+    for (Key k : keys) {
+      if (!bloom.mightContain(k.hash())) {
+        rejected++;
+      }
+    }
+    return "; bloom filter rejects " + rejected + " of " + keys.size();
   }
 
   // ----- execution -----------------------------------------------------------------------------
@@ -528,6 +779,10 @@ public final class DatabaseReader implements Database {
     return switch (node) {
       case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
       case Plan.Eq eq -> {
+        BloomFilter bloom = blooms[eq.field()];
+        if (bloom != null && !bloom.mightContain(eq.key().hash())) {
+          yield Matches.NOTHING;
+        }
         FieldReader f = field(eq.field());
         int i = f.find(eq.key());
         yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
@@ -536,7 +791,11 @@ public final class DatabaseReader implements Database {
         FieldReader f = field(in.field());
         int[] found = new int[in.keys().length];
         int n = 0;
+        BloomFilter bloom = blooms[in.field()];
         for (Key key : in.keys()) {
+          if (bloom != null && !bloom.mightContain(key.hash())) {
+            continue;
+          }
           int i = f.find(key);
           if (i >= 0) {
             found[n++] = i;

@@ -5,6 +5,7 @@ import static dev.mosaic.format.impl.FileFormat.*;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.PayloadCompression;
 import dev.mosaic.format.Schema;
 import it.unimi.dsi.fastutil.bytes.ByteArrays;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenCustomHashMap;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
+import net.jpountz.lz4.LZ4Compressor;
 
 /**
  * Builds the bytes of one database (see {@code format/FORMAT.md}). Every field is built in time
@@ -35,6 +37,24 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private final Schema schema;
   private final List<Document> documents = new ArrayList<>();
   private List<Segment> built;
+  private int builtVersion;
+  private PayloadCompression compression = PayloadCompression.AUTO;
+  private int blockSize = DEFAULT_BLOCK_SIZE;
+  private boolean autoBloomFilters = true;
+  private final java.util.Set<String> bloomFields = new java.util.HashSet<>();
+  private final java.util.TreeMap<Integer, ByteSink> blooms = new java.util.TreeMap<>();
+
+  /** Automatic Bloom filters need at least this many documents ... */
+  static final int AUTO_BLOOM_MIN_DOCUMENTS = 256;
+
+  /** ... and at least this fraction (in percent) of distinct values per document. */
+  static final int AUTO_BLOOM_MIN_DISTINCT_PERCENT = 80;
+
+  /** Default target uncompressed size of one payload block. */
+  static final int DEFAULT_BLOCK_SIZE = 32 * 1024;
+
+  /** LZ4 is chosen by {@link PayloadCompression#AUTO} when it saves at least 1/10 of the bytes. */
+  private static final int AUTO_MIN_SAVING_DIVISOR = 10;
 
   public DatabaseWriter(Schema schema) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
@@ -56,6 +76,42 @@ public final class DatabaseWriter implements DatabaseBuilder {
           "a database holds at most " + documents.size() + " documents");
     }
     documents.add(document);
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder payloadCompression(PayloadCompression compression) {
+    this.compression = java.util.Objects.requireNonNull(compression, "compression");
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder payloadBlockSize(int bytes) {
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("payload block size must be positive, got " + bytes);
+    }
+    this.blockSize = bytes;
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder bloomFilter(String field) {
+    Field f = schema.field(field);
+    if (f == null || !f.role().isFilterable()) {
+      throw new IllegalArgumentException(
+          "bloom filter on '" + field + "': not a filterable field of " + schema);
+    }
+    bloomFields.add(field);
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder autoBloomFilters(boolean enabled) {
+    this.autoBloomFilters = enabled;
     built = null;
     return this;
   }
@@ -143,7 +199,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     long total = totalLength(segments);
     ByteSink head = new ByteSink(HEADER_SIZE + DIRECTORY_ENTRY_SIZE * segments.size());
     head.putLong(MAGIC)
-        .putInt(FORMAT_VERSION)
+        .putInt(builtVersion)
         .putInt(schema.version())
         .putByte(CHECKSUM_CRC32C)
         .skip(3)
@@ -180,10 +236,16 @@ public final class DatabaseWriter implements DatabaseBuilder {
       List<Segment> list = new ArrayList<>();
       list.add(new Segment(KIND_SCHEMA, NO_FIELD, schemaBytes(schema), null));
       List<Field> fields = schema.fields();
+      blooms.clear();
       for (int i = 0; i < fields.size(); i++) {
         list.add(new Segment(kindOf(fields.get(i).role()), i, fieldSegment(fields.get(i)), null));
       }
-      list.add(payloadSegment());
+      Segment payload = payloadSegment();
+      list.add(payload);
+      for (var bloom : blooms.entrySet()) {
+        list.add(new Segment(KIND_BLOOM, bloom.getKey(), bloom.getValue(), null));
+      }
+      builtVersion = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
       built = list;
     }
     return built;
@@ -233,7 +295,84 @@ public final class DatabaseWriter implements DatabaseBuilder {
         offset += documents.get(i).payload().length;
       }
     }
-    return new Segment(KIND_PAYLOAD, NO_FIELD, head, documents);
+    List<byte[]> raw =
+        new java.util.AbstractList<>() {
+          @Override
+          public byte[] get(int index) {
+            return documents.get(index).payload();
+          }
+
+          @Override
+          public int size() {
+            return documents.size();
+          }
+        };
+    Segment rawSegment = new Segment(KIND_PAYLOAD, NO_FIELD, head, raw);
+    if (compression == PayloadCompression.NONE || total == 0 || total > Integer.MAX_VALUE) {
+      return rawSegment;
+    }
+    Segment compressed = compressedPayloadSegment(width);
+    if (compression == PayloadCompression.AUTO
+        && compressed.length()
+            > rawSegment.length() - rawSegment.length() / AUTO_MIN_SAVING_DIVISOR) {
+      return rawSegment;
+    }
+    return compressed;
+  }
+
+  /**
+   * The LZ4 block layout of the payload segment (format version 2, flags bit 0): logical offsets as
+   * in the raw layout, then each block's first document and compressed offset, then the blocks.
+   */
+  private Segment compressedPayloadSegment(int width) {
+    int n = documents.size();
+    LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
+    List<byte[]> blocks = new ArrayList<>();
+    it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
+        new it.unimi.dsi.fastutil.ints.IntArrayList();
+    java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream(blockSize + 1024);
+    int blockStart = 0;
+    for (int d = 0; d < n; d++) {
+      byte[] p = documents.get(d).payload();
+      block.write(p, 0, p.length);
+      if (block.size() >= blockSize || d == n - 1) {
+        byte[] src = block.toByteArray();
+        byte[] dst = new byte[compressor.maxCompressedLength(src.length)];
+        int len = compressor.compress(src, 0, src.length, dst, 0, dst.length);
+        blocks.add(Arrays.copyOf(dst, len));
+        firstDocs.add(blockStart);
+        blockStart = d + 1;
+        block.reset();
+      }
+    }
+    int k = blocks.size();
+    ByteSink head = new ByteSink(16 + (n + 1) * width + (k + 1) * 12);
+    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(0);
+    long offset = 0;
+    for (int i = 0; i <= n; i++) {
+      if (width == 4) {
+        head.putInt((int) offset);
+      } else {
+        head.putLong(offset);
+      }
+      if (i < n) {
+        offset += documents.get(i).payload().length;
+      }
+    }
+    for (int b = 0; b < k; b++) {
+      head.putInt(firstDocs.getInt(b));
+    }
+    head.putInt(n);
+    long at = 0;
+    for (int b = 0; b <= k; b++) {
+      head.putLong(at);
+      if (b < k) {
+        at += blocks.get(b).length;
+      }
+    }
+    Segment segment = new Segment(KIND_PAYLOAD, NO_FIELD, head, blocks);
+    segment.compressed = true;
+    return segment;
   }
 
   /**
@@ -262,6 +401,13 @@ public final class DatabaseWriter implements DatabaseBuilder {
       rankOf.put(sorted[i], i);
     }
     int distinct = sorted.length;
+    if (filterable
+        && (bloomFields.contains(name)
+            || (autoBloomFilters
+                && n >= AUTO_BLOOM_MIN_DOCUMENTS
+                && (long) distinct * 100 >= (long) n * AUTO_BLOOM_MIN_DISTINCT_PERCENT))) {
+      blooms.put(schema.fields().indexOf(field), BloomFilter.build(sorted));
+    }
 
     // 2. Each document's distinct ranks, ascending, flattened.
     if (valueCount > Integer.MAX_VALUE - 16) {
@@ -436,18 +582,19 @@ public final class DatabaseWriter implements DatabaseBuilder {
     final int kind;
     final int field;
     final ByteSink head;
-    final List<Document> payloads;
+    final List<byte[]> payloads;
     final long length;
+    boolean compressed;
 
-    Segment(int kind, int field, ByteSink head, List<Document> payloads) {
+    Segment(int kind, int field, ByteSink head, List<byte[]> payloads) {
       this.kind = kind;
       this.field = field;
       this.head = head;
       this.payloads = payloads;
       long len = head.size();
       if (payloads != null) {
-        for (Document d : payloads) {
-          len += d.payload().length;
+        for (byte[] p : payloads) {
+          len += p.length;
         }
       }
       this.length = len;
@@ -460,8 +607,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     void writeTo(Output out) throws IOException {
       out.write(head.array(), 0, head.size());
       if (payloads != null) {
-        for (Document d : payloads) {
-          byte[] p = d.payload();
+        for (byte[] p : payloads) {
           out.write(p, 0, p.length);
         }
       }

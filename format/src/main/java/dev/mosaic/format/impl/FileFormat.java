@@ -15,7 +15,18 @@ final class FileFormat {
   /** "MEND" read as a little-endian int: the last four bytes of every file. */
   static final int END_MAGIC = 0x444E454D;
 
-  static final int FORMAT_VERSION = 1;
+  /** Raw payloads only; still written when no version 2 feature is used. */
+  static final int FORMAT_VERSION_1 = 1;
+
+  /** Adds LZ4 payload blocks (payload flags bit 0) and Bloom filter segments. */
+  static final int FORMAT_VERSION_2 = 2;
+
+  /** The newest version this code reads. */
+  static final int MAX_FORMAT_VERSION = FORMAT_VERSION_2;
+
+  /** Payload segment flag: payloads stored as LZ4 blocks. */
+  static final int PAYLOAD_FLAG_LZ4_BLOCKS = 1;
+
   static final int CHECKSUM_CRC32C = 1;
 
   static final int HEADER_SIZE = 32;
@@ -28,6 +39,9 @@ final class FileFormat {
   static final int KIND_FILTERABLE = 3;
   static final int KIND_SORTABLE = 4;
   static final int KIND_FULL = 5;
+
+  /** Format version 2: a Bloom filter over one field's values, after the payload segment. */
+  static final int KIND_BLOOM = 6;
 
   static final int FLAG_SINGLE_VALUED = 1;
   static final int FLAG_ALL_LISTS = 2;
@@ -60,6 +74,7 @@ final class FileFormat {
       case KIND_FILTERABLE -> "filterable";
       case KIND_SORTABLE -> "sortable";
       case KIND_FULL -> "full";
+      case KIND_BLOOM -> "bloom";
       default -> "unknown(" + kind + ")";
     };
   }

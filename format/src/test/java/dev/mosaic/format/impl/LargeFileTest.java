@@ -39,7 +39,7 @@ class LargeFileTest {
     long size = trailerAt + TRAILER_SIZE;
 
     ByteBuffer head = ByteBuffer.allocate((int) payloadAt + 20).order(ByteOrder.LITTLE_ENDIAN);
-    head.putLong(MAGIC).putInt(FORMAT_VERSION).putInt(1).put((byte) CHECKSUM_CRC32C);
+    head.putLong(MAGIC).putInt(FORMAT_VERSION_1).putInt(1).put((byte) CHECKSUM_CRC32C);
     head.put(new byte[3]).putInt(2).putInt(2).putInt(0);
     head.put((byte) KIND_SCHEMA).put(new byte[3]).putInt(-1).putLong(schemaAt);
     head.putLong(schemaBytes.size());

@@ -1,0 +1,22 @@
+package dev.mosaic.format;
+
+/**
+ * How a builder stores a partition's payloads (see {@code format/FORMAT.md}, "Payload segment").
+ * Compressed payloads are grouped in blocks of consecutive documents, each block compressed with
+ * LZ4, so reading one payload decompresses one block.
+ *
+ * <p>Thread safety: immutable.
+ */
+public enum PayloadCompression {
+  /**
+   * Payloads stored raw; the file stays format version 1 unless another version 2 feature is on.
+   */
+  NONE,
+  /** Payloads always stored as LZ4 blocks (format version 2). */
+  LZ4,
+  /**
+   * LZ4 blocks when they make the payload segment at least 10% smaller than raw, raw otherwise (the
+   * default). The choice is made per partition at build time by compressing and comparing sizes.
+   */
+  AUTO
+}

@@ -1,0 +1,103 @@
+package dev.mosaic.format.impl;
+
+import static dev.mosaic.format.impl.FileFormat.*;
+
+import dev.mosaic.format.CorruptDatabaseException;
+import java.lang.foreign.MemorySegment;
+import net.jpountz.xxhash.XXHash64;
+import net.jpountz.xxhash.XXHashFactory;
+
+/**
+ * A per-partition Bloom filter over one field's distinct values (format version 2, segment kind
+ * {@code bloom}): {@code k} bit probes derived from one xxHash64 of the value's comparable bytes by
+ * double hashing, over a power-of-two number of bits. A miss proves the partition has no document
+ * with that value, so {@code eq}/{@code in} skip the value-set binary search.
+ *
+ * <p>Thread safety: immutable.
+ */
+final class BloomFilter {
+  /** Pure-Java safe implementation: the same hashes on every platform. */
+  private static final XXHash64 XXHASH = XXHashFactory.safeInstance().hash64();
+
+  static final long SEED = 0x4D4F534149434246L; // "MOSAICBF"
+  static final int BITS_PER_VALUE = 10;
+  static final int HASHES = 7;
+
+  private final MemorySegment data;
+  private final long words;
+  private final int hashes;
+  private final long mask;
+
+  private BloomFilter(MemorySegment data, long words, int hashes, long mask) {
+    this.data = data;
+    this.words = words;
+    this.hashes = hashes;
+    this.mask = mask;
+  }
+
+  static long hash(byte[] value) {
+    return XXHASH.hash(value, 0, value.length, SEED);
+  }
+
+  /** Bit count for {@code values} distinct values: a power of two, at least 64. */
+  static long bitsFor(int values) {
+    long wanted = Math.max(64, (long) values * BITS_PER_VALUE);
+    return Long.highestOneBit(wanted - 1) << 1;
+  }
+
+  /** Builds the segment bytes: u32 hash count, u32 zero, u64 bit count, then the bit words. */
+  static ByteSink build(byte[][] values) {
+    long bits = bitsFor(values.length);
+    if (bits > (1L << 33)) {
+      throw new IllegalStateException("bloom filter of " + bits + " bits is too large");
+    }
+    ByteSink sink = new ByteSink(16 + (int) (bits >>> 3));
+    sink.putInt(HASHES).putInt(0).putLong(bits);
+    int at = sink.size();
+    sink.skip((int) (bits >>> 3));
+    long m = bits - 1;
+    for (byte[] v : values) {
+      long h = hash(v);
+      long h2 = Long.rotateLeft(h, 32) | 1;
+      for (int i = 0; i < HASHES; i++) {
+        long bit = (h + i * h2) & m;
+        sink.orLong(at + (int) ((bit >>> 6) << 3), 1L << bit);
+      }
+    }
+    return sink;
+  }
+
+  static BloomFilter read(String source, MemorySegment data, long base, long length)
+      throws CorruptDatabaseException {
+    if (length < 16) {
+      throw new CorruptDatabaseException(source, "bloom", base, "bloom segment too short");
+    }
+    int hashes = data.get(INT, base);
+    long bits = data.get(LONG, base + 8);
+    if (hashes < 1
+        || hashes > 64
+        || bits < 64
+        || Long.bitCount(bits) != 1
+        || 16 + (bits >>> 3) != length) {
+      throw new CorruptDatabaseException(
+          source, "bloom", base, "bad bloom filter: " + hashes + " hashes, " + bits + " bits");
+    }
+    return new BloomFilter(data, base + 16, hashes, bits - 1);
+  }
+
+  /** False when no value with this hash was added (certain); true when it may have been. */
+  boolean mightContain(long h) {
+    long h2 = Long.rotateLeft(h, 32) | 1;
+    for (int i = 0; i < hashes; i++) {
+      long bit = (h + i * h2) & mask;
+      if ((data.get(LONG, words + ((bit >>> 6) << 3)) & (1L << bit)) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  long bits() {
+    return mask + 1;
+  }
+}

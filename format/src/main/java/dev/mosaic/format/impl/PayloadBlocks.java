@@ -1,0 +1,215 @@
+package dev.mosaic.format.impl;
+
+import static dev.mosaic.format.impl.FileFormat.*;
+
+import dev.mosaic.format.CorruptDatabaseException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jpountz.lz4.LZ4Exception;
+import net.jpountz.lz4.LZ4Factory;
+import net.jpountz.lz4.LZ4SafeDecompressor;
+
+/**
+ * Reads payloads stored as LZ4 blocks (format version 2): finds a document's block by binary search
+ * over the blocks' first documents, decompresses the block into a per-thread buffer (one block per
+ * thread is kept, so consecutive reads from the same block decompress once) and copies the payload
+ * out.
+ *
+ * <p>Thread safety: immutable; safe for concurrent use. NOTE: each thread that reads compressed
+ * payloads keeps one decompressed block (at most the largest block size) until it reads another.
+ */
+final class PayloadBlocks {
+  /** The pure-Java safe implementation: identical output on every platform, no native code. */
+  static final LZ4Factory LZ4 = LZ4Factory.safeInstance();
+
+  private static final AtomicLong IDS = new AtomicLong();
+  private static final ThreadLocal<Cache> CACHE = ThreadLocal.withInitial(Cache::new);
+
+  private final long id = IDS.incrementAndGet();
+  private final String source;
+  private final MemorySegment data;
+  private final int documents;
+  private final int blockCount;
+  private final long logicalOffsets;
+  private final int width;
+  private final long firstDocs;
+  private final long blockOffsets;
+  private final long blockData;
+
+  private PayloadBlocks(
+      String source,
+      MemorySegment data,
+      int documents,
+      int blockCount,
+      long logicalOffsets,
+      int width,
+      long firstDocs,
+      long blockOffsets,
+      long blockData) {
+    this.source = source;
+    this.data = data;
+    this.documents = documents;
+    this.blockCount = blockCount;
+    this.logicalOffsets = logicalOffsets;
+    this.width = width;
+    this.firstDocs = firstDocs;
+    this.blockOffsets = blockOffsets;
+    this.blockData = blockData;
+  }
+
+  /** Validates the compressed payload segment at {@code base} (O(blocks)) and reads its tables. */
+  static PayloadBlocks read(
+      String source, MemorySegment data, int documents, long base, long length)
+      throws CorruptDatabaseException {
+    long end = base + length;
+    if (length < 16) {
+      throw new CorruptDatabaseException(source, "payload", base, "payload segment too short");
+    }
+    int width = data.get(INT, base);
+    long blocks = data.get(INT, base + 8) & 0xFFFF_FFFFL;
+    long logical = base + 16;
+    long firstDocs = logical + (long) width * (documents + 1L);
+    long blockOffsets = firstDocs + 4L * (blocks + 1);
+    long blockData = blockOffsets + 8L * (blocks + 1);
+    if ((width != 4 && width != 8) || blockData > end || (blocks == 0) != (documents == 0)) {
+      throw new CorruptDatabaseException(
+          source, "payload", base, "bad compressed payload tables (" + blocks + " blocks)");
+    }
+    int k = (int) blocks;
+    PayloadBlocks result =
+        new PayloadBlocks(
+            source, data, documents, k, logical, width, firstDocs, blockOffsets, blockData);
+    int previousDoc = -1;
+    long previousAt = 0;
+    for (int b = 0; b <= k; b++) {
+      int doc = data.get(INT, firstDocs + 4L * b);
+      long at = data.get(LONG, blockOffsets + 8L * b);
+      boolean last = b == k;
+      if (doc <= previousDoc
+          || (b == 0 && doc != 0)
+          || (last && doc != documents)
+          || doc > documents
+          || at < previousAt
+          || (b == 0 && at != 0)) {
+        throw new CorruptDatabaseException(
+            source, "payload", firstDocs + 4L * b, "bad payload block table at block " + b);
+      }
+      if (!last
+          && result.logical(data.get(INT, firstDocs + 4L * b + 4)) - result.logical(doc)
+              > Integer.MAX_VALUE) {
+        throw new CorruptDatabaseException(
+            source, "payload", firstDocs + 4L * b, "payload block " + b + " too large");
+      }
+      previousDoc = doc;
+      previousAt = at;
+    }
+    if (blockData + previousAt != end) {
+      throw new CorruptDatabaseException(
+          source, "payload", blockOffsets, "compressed bytes do not match the segment length");
+    }
+    return result;
+  }
+
+  int blockCount() {
+    return blockCount;
+  }
+
+  /** Total compressed bytes of the blocks. */
+  long compressedBytes() {
+    return data.get(LONG, blockOffsets + 8L * blockCount);
+  }
+
+  /** Total uncompressed payload bytes. */
+  long uncompressedBytes() {
+    return logical(documents);
+  }
+
+  private long logical(int document) {
+    return width == 4
+        ? data.get(INT, logicalOffsets + 4L * document) & 0xFFFF_FFFFL
+        : data.get(LONG, logicalOffsets + 8L * document);
+  }
+
+  /** Length of a document's payload, without decompressing. */
+  long length(int document) {
+    return logical(document + 1) - logical(document);
+  }
+
+  /** A copy of a document's payload (the document id is checked by the caller). */
+  byte[] payload(int document) {
+    long from = logical(document);
+    int length = (int) (logical(document + 1) - from);
+    if (length == 0) {
+      return new byte[0];
+    }
+    int block = blockOf(document);
+    long blockStart = logical(data.get(INT, firstDocs + 4L * block));
+    Cache cache = CACHE.get();
+    if (cache.owner != id || cache.block != block) {
+      decompress(block, blockStart, cache);
+    }
+    byte[] result = new byte[length];
+    System.arraycopy(cache.buffer, (int) (from - blockStart), result, 0, length);
+    return result;
+  }
+
+  private int blockOf(int document) {
+    int lo = 0;
+    int hi = blockCount - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) >>> 1;
+      if (data.get(INT, firstDocs + 4L * mid) <= document) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return lo;
+  }
+
+  private void decompress(int block, long blockStart, Cache cache) {
+    int size = (int) (logical(data.get(INT, firstDocs + 4L * block + 4)) - blockStart);
+    long at = data.get(LONG, blockOffsets + 8L * block);
+    long compressedLength = data.get(LONG, blockOffsets + 8L * block + 8) - at;
+    if (cache.buffer.length < size) {
+      cache.buffer = new byte[Math.max(size, cache.buffer.length * 2)];
+    }
+    cache.owner = 0;
+    LZ4SafeDecompressor decompressor = LZ4.safeDecompressor();
+    int produced;
+    try {
+      produced =
+          decompressor.decompress(
+              data.asSlice(blockData + at, compressedLength).asByteBuffer(),
+              0,
+              (int) compressedLength,
+              java.nio.ByteBuffer.wrap(cache.buffer),
+              0,
+              size);
+    } catch (LZ4Exception e) {
+      throw corrupt(block, "cannot decompress: " + e.getMessage());
+    }
+    if (produced != size) {
+      throw corrupt(block, "decompressed to " + produced + " bytes, expected " + size);
+    }
+    cache.owner = id;
+    cache.block = block;
+  }
+
+  private UncheckedIOException corrupt(int block, String problem) {
+    return new UncheckedIOException(
+        new CorruptDatabaseException(
+            source,
+            "payload",
+            blockOffsets + 8L * block,
+            "payload block " + block + ": " + problem));
+  }
+
+  /** One thread's last decompressed block. */
+  private static final class Cache {
+    long owner;
+    int block = -1;
+    byte[] buffer = new byte[0];
+  }
+}
