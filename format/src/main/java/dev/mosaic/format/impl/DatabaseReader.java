@@ -468,6 +468,31 @@ public final class DatabaseReader implements Database {
     return payload(document).toArray(ValueLayout.JAVA_BYTE);
   }
 
+  /**
+   * One directory entry: kind ({@code schema}, {@code payload}, {@code filterable}, {@code
+   * sortable}, {@code full}, {@code bloom}), field name (null for schema and payload), offset and
+   * length in bytes.
+   */
+  public record SegmentInfo(String kind, String field, long offset, long length) {}
+
+  /** The directory, in file order. */
+  public java.util.List<SegmentInfo> segments() {
+    ensureOpen();
+    int count = data.get(INT, 24);
+    java.util.List<SegmentInfo> result = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long entry = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * i;
+      int field = data.get(INT, entry + 4);
+      result.add(
+          new SegmentInfo(
+              kindName(data.get(ValueLayout.JAVA_BYTE, entry)),
+              field < 0 ? null : schema.fields().get(field).name(),
+              data.get(LONG, entry + 8),
+              data.get(LONG, entry + 16)));
+    }
+    return result;
+  }
+
   /** True when the field has a Bloom filter in this partition. */
   public boolean hasBloomFilter(String field) {
     int i = Plan.indexOf(schema, field);
