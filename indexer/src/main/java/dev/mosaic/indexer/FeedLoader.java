@@ -259,6 +259,9 @@ public final class FeedLoader implements AutoCloseable {
     long now = config.clock.millis();
     for (Offer offer : snapshot.getOffersList()) {
       String reason = checkIdentity(partner, offer, next);
+      if (reason == null) {
+        reason = FeedMessageLimits.DEFAULT.check(offer);
+      }
       long offerHash = 0;
       long contentHash = 0;
       int partition = -1;

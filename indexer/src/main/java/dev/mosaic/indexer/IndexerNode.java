@@ -115,6 +115,7 @@ public final class IndexerNode implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Builder config;
   private final int partitions;
+  private final FeedMessageLimits feedLimits;
   private volatile Schema schema;
   private final ConcurrentHashMap<Integer, PartitionState> states = new ConcurrentHashMap<>();
   private final Set<Integer> restoredKafkaPartitions = ConcurrentHashMap.newKeySet();
@@ -140,6 +141,7 @@ public final class IndexerNode implements AutoCloseable {
   private IndexerNode(Builder builder) {
     this.config = builder;
     this.partitions = builder.partitions;
+    this.feedLimits = new FeedMessageLimits(builder.maxOfferBytes, builder.maxOfferFields);
     this.schema = builder.schema;
     this.dirty = new DirtyPartitions(partitions);
     this.lastVersion = new AtomicLongArray(partitions);
@@ -387,11 +389,19 @@ public final class IndexerNode implements AutoCloseable {
 
   /** Why an offer value is bad, or null when it is fine. */
   private String check(byte[] value, int p) {
+    String tooLarge = feedLimits.checkSize(value.length);
+    if (tooLarge != null) {
+      return tooLarge;
+    }
     Offer offer;
     try {
       offer = Offer.parseFrom(value);
     } catch (InvalidProtocolBufferException e) {
       return "value is not a mosaic.feed.v1.Offer: " + e.getMessage();
+    }
+    String overLimits = feedLimits.check(offer);
+    if (overLimits != null) {
+      return overLimits;
     }
     String id = "offer '" + offer.getPartnerId() + "/" + offer.getOfferId() + "'";
     if (offer.getDedupKey().isEmpty()) {
@@ -794,6 +804,8 @@ public final class IndexerNode implements AutoCloseable {
     private String deadLetterTopic = OfferTopics.DEAD_LETTERS;
     private String groupId = OfferTopics.INDEXER_GROUP;
     private int partitions = OfferKeys.DEFAULT_PARTITIONS;
+    private int maxOfferBytes = FeedMessageLimits.DEFAULT.maxOfferBytes();
+    private int maxOfferFields = FeedMessageLimits.DEFAULT.maxFields();
     private int createTopicsWithPartitions;
     private Schema schema;
     private Path outputDir;
@@ -829,6 +841,24 @@ public final class IndexerNode implements AutoCloseable {
     /** The offers topic (default {@value OfferTopics#OFFERS}). */
     public Builder offersTopic(String topic) {
       this.offersTopic = Objects.requireNonNull(topic);
+      return this;
+    }
+
+    /**
+     * Largest serialized offer indexed (default 512 KiB); a larger one is dead-lettered with the
+     * reason.
+     */
+    public Builder maxOfferBytes(int maxOfferBytes) {
+      this.maxOfferBytes = maxOfferBytes;
+      return this;
+    }
+
+    /**
+     * Most field values of one offer, and most entries of one repeated car list (default 256); more
+     * is dead-lettered with the reason.
+     */
+    public Builder maxOfferFields(int maxOfferFields) {
+      this.maxOfferFields = maxOfferFields;
       return this;
     }
 

@@ -379,6 +379,61 @@ class IndexerNodeTest {
   }
 
   @Test
+  void oversizedOffersAbsurdFieldCountsAndInvalidUtf8AreDeadLetteredWithAReason() throws Exception {
+    List<CarOffer> cars = cars(24, 3);
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender);
+    await().atMost(WAIT).until(() -> node.ownedPartitions().size() == P && !node.isRestoring());
+
+    CarOffer car = cars.get(0);
+    int p = partitionOf(car);
+    Offer offer = CarOffers.toOffer(car, 1L);
+    byte[] key = OfferKeys.recordKey(p, car.getPartnerId(), car.getOfferId());
+    Offer oversized =
+        offer.toBuilder()
+            .setCar(car.toBuilder().setDescription("x".repeat(600 * 1024)).build())
+            .build();
+    Offer.Builder manyFields = offer.toBuilder();
+    for (int i = 0; i < 300; i++) {
+      manyFields.addFields(OfferDocuments.fieldValue(CarsSchema.YEAR, FieldType.INT, 2000 + i));
+    }
+    // offer_id (field 2) holding bytes that are not UTF-8
+    java.io.ByteArrayOutputStream invalid = new java.io.ByteArrayOutputStream();
+    com.google.protobuf.CodedOutputStream out =
+        com.google.protobuf.CodedOutputStream.newInstance(invalid);
+    out.writeString(1, car.getPartnerId());
+    out.writeByteArray(2, new byte[] {'o', (byte) 0xC3, (byte) 0x28, (byte) 0xFF});
+    out.writeString(3, car.getDedupKey());
+    out.flush();
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      send(producer, p, key, oversized.toByteArray());
+      send(producer, p, key, manyFields.build().toByteArray());
+      send(producer, p, key, invalid.toByteArray());
+    }
+    List<String> reasons =
+        readAll(kafka, topic + "-dlq", 3).stream()
+            .map(r -> FeedLoaderTest.header(r, OfferTopics.REASON_HEADER))
+            .toList();
+    assertThat(reasons)
+        .hasSize(3)
+        .anySatisfy(r -> assertThat(r).contains("is over the maximum of 524288 bytes"))
+        .anySatisfy(
+            r ->
+                assertThat(r)
+                    .contains(car.getOfferId())
+                    .contains(" field values, over the maximum of 256"))
+        .anySatisfy(r -> assertThat(r).contains("not a mosaic.feed.v1.Offer").contains("UTF-8"));
+
+    // the indexer keeps going: a good snapshot still gets indexed
+    loader.publish(snapshot(cars, 1));
+    await().atMost(WAIT).until(() -> version(p) > 0 && node.isIdle());
+    Path file = sender.path(new PartitionFileId(CarsSchema.VERSION, p, version(p)));
+    assertThat(count(file, Condition.eq(CarsSchema.OFFER_ID, car.getOfferId()))).isEqualTo(1);
+  }
+
+  @Test
   void versionsContinueAboveTheTransportsDeliveredManifest() throws Exception {
     List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(27);
     int p = partitionOf(cars.get(0));
