@@ -3,7 +3,10 @@ package dev.mosaic.searcher;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.SearcherDiscovery;
+import dev.mosaic.transport.SearcherEndpoint;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -13,8 +16,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,7 +94,12 @@ public final class SearcherNode implements Closeable {
       gb.schemaVersion(b.schemaVersion);
     }
     this.generations = gb.build();
-    this.search = new SearchService(generations, b.payloads, b.maxLimit, registry);
+    this.search =
+        new SearchService(
+            generations,
+            b.payloads,
+            new QueryLimits(b.maxLimit, b.maxClauses, b.maxDepth, b.maxInValues, b.queryTimeBudget),
+            registry);
     AtomicInteger n = new AtomicInteger();
     this.queryExecutor =
         Executors.newFixedThreadPool(
@@ -158,12 +169,13 @@ public final class SearcherNode implements Closeable {
             () -> List.copyOf(health),
             queryExecutor,
             adminExecutor,
-            config.maxUploadBytes);
+            config.maxUploadBytes,
+            config.adminToken);
     try {
       binding =
           Http.get(system)
               .newServerAt(config.host, config.port)
-              .bind(api.route())
+              .bind(statusPages().route().orElse(api.route()))
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -171,6 +183,38 @@ public final class SearcherNode implements Closeable {
       throw new IOException("cannot bind HTTP on " + config.host + ":" + config.port + ": " + e, e);
     }
     LOG.info("searcher node serving {} on http://{}", store.root(), address());
+  }
+
+  /** The operator's pages ({@code /status}, {@code /cluster}) over this node and its peers. */
+  private StatusPages statusPages() {
+    return new StatusPages(
+        generations,
+        registry,
+        config.datacenter,
+        () -> binding == null ? "" : "http://" + selfHost() + ":" + port(),
+        this::peers);
+  }
+
+  /** The host this node reaches itself on: loopback when bound to every interface. */
+  private String selfHost() {
+    return config.host.equals("0.0.0.0") || config.host.equals("::") ? "127.0.0.1" : config.host;
+  }
+
+  /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
+  private Map<String, List<String>> peers() {
+    Map<String, List<String>> byDc = new TreeMap<>();
+    config.peers.forEach(
+        (dc, list) -> byDc.computeIfAbsent(dc, k -> new ArrayList<>()).addAll(list));
+    if (config.discovery != null) {
+      for (Map.Entry<String, List<SearcherEndpoint>> e : config.discovery.byDc().entrySet()) {
+        for (SearcherEndpoint s : e.getValue()) {
+          if (!s.httpAddress().isEmpty()) {
+            byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(s.httpAddress());
+          }
+        }
+      }
+    }
+    return byDc;
   }
 
   /** The store, to hand to the transport's receiver as its {@link ReceivingStore}. */
@@ -250,11 +294,19 @@ public final class SearcherNode implements Closeable {
     private Duration scanInterval = Duration.ofSeconds(10);
     private int arenaGroupSize = 1;
     private int maxLimit = 1000;
+    private int maxClauses = QueryLimits.DEFAULT.maxClauses();
+    private int maxDepth = QueryLimits.DEFAULT.maxDepth();
+    private int maxInValues = QueryLimits.DEFAULT.maxInValues();
+    private Duration queryTimeBudget = QueryLimits.DEFAULT.timeBudget();
+    private String adminToken;
     private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long maxUploadBytes;
     private PayloadDecoder payloads = new PayloadDecoder();
     private ActorSystem system;
     private final List<HealthContributor> health = new ArrayList<>();
+    private String datacenter = "local";
+    private final Map<String, List<String>> peers = new LinkedHashMap<>();
+    private SearcherDiscovery discovery;
 
     private Builder(Path storeDirectory) {
       this.storeDirectory = Objects.requireNonNull(storeDirectory, "storeDirectory");
@@ -311,6 +363,53 @@ public final class SearcherNode implements Closeable {
       return this;
     }
 
+    /** Most condition clauses in one filter (default 256); more answers 400. */
+    public Builder maxClauses(int maxClauses) {
+      this.maxClauses = maxClauses;
+      return this;
+    }
+
+    /** Deepest nesting of conditions in one filter (default 16); deeper answers 400. */
+    public Builder maxDepth(int maxDepth) {
+      this.maxDepth = maxDepth;
+      return this;
+    }
+
+    /** Most values in one {@code in} list (default 1024); more answers 400. */
+    public Builder maxInValues(int maxInValues) {
+      this.maxInValues = maxInValues;
+      return this;
+    }
+
+    /**
+     * Wall time one query may take (default 10 s); a query over it is cancelled and answered 400
+     * naming the budget. See {@link QueryLimits} for where the budget is checked.
+     */
+    public Builder queryTimeBudget(Duration queryTimeBudget) {
+      this.queryTimeBudget = Objects.requireNonNull(queryTimeBudget, "queryTimeBudget");
+      return this;
+    }
+
+    /**
+     * The operator credential required by every state-changing endpoint (pin, unpin, schema switch,
+     * upload): callers send {@code Authorization: Bearer <token>}; none answers 401, a wrong one
+     * 403. Queries, {@code /health}, {@code /metrics} and {@code GET} status pages stay open.
+     * Default: no token, and then the state-changing endpoints are disabled (403 naming this
+     * setting) — the node never runs with open admin endpoints.
+     *
+     * <p>NOTE: the token travels in clear unless HTTP is behind TLS; keep it out of logs and
+     * command lines (read it from a file or the environment).
+     */
+    public Builder adminToken(String adminToken) {
+      Objects.requireNonNull(adminToken, "adminToken");
+      if (adminToken.length() < 16) {
+        throw new IllegalArgumentException(
+            "adminToken must be at least 16 characters, got " + adminToken.length());
+      }
+      this.adminToken = adminToken;
+      return this;
+    }
+
     /** Threads running queries (default: the number of cores, at least 2). */
     public Builder queryThreads(int queryThreads) {
       if (queryThreads < 1) {
@@ -344,6 +443,32 @@ public final class SearcherNode implements Closeable {
     /** Adds a health contributor. */
     public Builder healthContributor(HealthContributor contributor) {
       health.add(Objects.requireNonNull(contributor, "contributor"));
+      return this;
+    }
+
+    /** This node's datacenter, as the cluster page shows it (default {@code local}). */
+    public Builder datacenter(String datacenter) {
+      this.datacenter = Objects.requireNonNull(datacenter, "datacenter");
+      return this;
+    }
+
+    /**
+     * Adds a peer searcher shown on {@code /cluster}, by its HTTP base address ({@code
+     * http://host:port}). Use it when the node has no access to the discovery registry.
+     */
+    public Builder peer(String datacenter, String httpAddress) {
+      peers
+          .computeIfAbsent(Objects.requireNonNull(datacenter, "datacenter"), k -> new ArrayList<>())
+          .add(Objects.requireNonNull(httpAddress, "httpAddress"));
+      return this;
+    }
+
+    /**
+     * Shows on {@code /cluster} every searcher registered in this discovery view that published an
+     * HTTP address. The view is read on every request, not started or closed by the node.
+     */
+    public Builder peerDiscovery(SearcherDiscovery discovery) {
+      this.discovery = Objects.requireNonNull(discovery, "discovery");
       return this;
     }
 
