@@ -191,8 +191,13 @@ public final class SearcherNode implements Closeable {
         generations,
         registry,
         config.datacenter,
-        () -> binding == null ? "" : "http://" + config.host + ":" + port(),
+        () -> binding == null ? "" : "http://" + selfHost() + ":" + port(),
         this::peers);
+  }
+
+  /** The host this node reaches itself on: loopback when bound to every interface. */
+  private String selfHost() {
+    return config.host.equals("0.0.0.0") || config.host.equals("::") ? "127.0.0.1" : config.host;
   }
 
   /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
