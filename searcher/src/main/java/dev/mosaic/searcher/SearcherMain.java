@@ -100,6 +100,13 @@ public final class SearcherMain implements Runnable {
         description = "Enable PUT /partitions/{p}/versions/{v} for files up to this many MiB.")
     int allowUploadsMiB;
 
+    @Option(
+        names = "--admin-token-file",
+        description =
+            "File holding the operator token for pin/unpin/schema/upload (default: the"
+                + " MOSAIC_ADMIN_TOKEN environment variable; neither: admin endpoints disabled).")
+    Path adminTokenFile;
+
     @Override
     public Integer call() throws Exception {
       SearcherNode.Builder b =
@@ -114,6 +121,13 @@ public final class SearcherMain implements Runnable {
               .allowUploads(allowUploadsMiB * 1024L * 1024L);
       if (schemaVersion != null) {
         b.schemaVersion(schemaVersion);
+      }
+      String token =
+          adminTokenFile != null
+              ? java.nio.file.Files.readString(adminTokenFile).strip()
+              : System.getenv("MOSAIC_ADMIN_TOKEN");
+      if (token != null && !token.isEmpty()) {
+        b.adminToken(token);
       }
       if (queryThreads != null) {
         b.queryThreads(queryThreads);
