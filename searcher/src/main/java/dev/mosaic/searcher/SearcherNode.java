@@ -3,7 +3,10 @@ package dev.mosaic.searcher;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.transport.SearcherDiscovery;
+import dev.mosaic.transport.SearcherEndpoint;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -13,8 +16,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -163,7 +169,7 @@ public final class SearcherNode implements Closeable {
       binding =
           Http.get(system)
               .newServerAt(config.host, config.port)
-              .bind(api.route())
+              .bind(statusPages().route().orElse(api.route()))
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -171,6 +177,33 @@ public final class SearcherNode implements Closeable {
       throw new IOException("cannot bind HTTP on " + config.host + ":" + config.port + ": " + e, e);
     }
     LOG.info("searcher node serving {} on http://{}", store.root(), address());
+  }
+
+  /** The operator's pages ({@code /status}, {@code /cluster}) over this node and its peers. */
+  private StatusPages statusPages() {
+    return new StatusPages(
+        generations,
+        registry,
+        config.datacenter,
+        () -> binding == null ? "" : "http://" + config.host + ":" + port(),
+        this::peers);
+  }
+
+  /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
+  private Map<String, List<String>> peers() {
+    Map<String, List<String>> byDc = new TreeMap<>();
+    config.peers.forEach(
+        (dc, list) -> byDc.computeIfAbsent(dc, k -> new ArrayList<>()).addAll(list));
+    if (config.discovery != null) {
+      for (Map.Entry<String, List<SearcherEndpoint>> e : config.discovery.byDc().entrySet()) {
+        for (SearcherEndpoint s : e.getValue()) {
+          if (!s.httpAddress().isEmpty()) {
+            byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(s.httpAddress());
+          }
+        }
+      }
+    }
+    return byDc;
   }
 
   /** The store, to hand to the transport's receiver as its {@link ReceivingStore}. */
@@ -255,6 +288,9 @@ public final class SearcherNode implements Closeable {
     private PayloadDecoder payloads = new PayloadDecoder();
     private ActorSystem system;
     private final List<HealthContributor> health = new ArrayList<>();
+    private String datacenter = "local";
+    private final Map<String, List<String>> peers = new LinkedHashMap<>();
+    private SearcherDiscovery discovery;
 
     private Builder(Path storeDirectory) {
       this.storeDirectory = Objects.requireNonNull(storeDirectory, "storeDirectory");
@@ -344,6 +380,32 @@ public final class SearcherNode implements Closeable {
     /** Adds a health contributor. */
     public Builder healthContributor(HealthContributor contributor) {
       health.add(Objects.requireNonNull(contributor, "contributor"));
+      return this;
+    }
+
+    /** This node's datacenter, as the cluster page shows it (default {@code local}). */
+    public Builder datacenter(String datacenter) {
+      this.datacenter = Objects.requireNonNull(datacenter, "datacenter");
+      return this;
+    }
+
+    /**
+     * Adds a peer searcher shown on {@code /cluster}, by its HTTP base address ({@code
+     * http://host:port}). Use it when the node has no access to the discovery registry.
+     */
+    public Builder peer(String datacenter, String httpAddress) {
+      peers
+          .computeIfAbsent(Objects.requireNonNull(datacenter, "datacenter"), k -> new ArrayList<>())
+          .add(Objects.requireNonNull(httpAddress, "httpAddress"));
+      return this;
+    }
+
+    /**
+     * Shows on {@code /cluster} every searcher registered in this discovery view that published an
+     * HTTP address. The view is read on every request, not started or closed by the node.
+     */
+    public Builder peerDiscovery(SearcherDiscovery discovery) {
+      this.discovery = Objects.requireNonNull(discovery, "discovery");
       return this;
     }
 

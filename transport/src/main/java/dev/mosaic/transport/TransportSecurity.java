@@ -138,16 +138,31 @@ public final class TransportSecurity {
 
   /** A client-side engine presenting this node's certificate (one per connection). */
   public SSLEngine newClientEngine() {
-    SSLEngine e = engine();
+    SSLEngine e = engine(null, -1);
+    e.setUseClientMode(true);
+    return e;
+  }
+
+  /**
+   * A client-side engine for connections to {@code peerHost:peerPort}: the peer's address lets
+   * later connections resume the TLS session (no certificate exchange and path validation again).
+   */
+  public SSLEngine newClientEngine(String peerHost, int peerPort) {
+    SSLEngine e = engine(peerHost, peerPort);
     e.setUseClientMode(true);
     return e;
   }
 
   private SSLEngine engine() {
+    return engine(null, -1);
+  }
+
+  private SSLEngine engine(String peerHost, int peerPort) {
     if (context == null) {
       throw new IllegalStateException("plaintext transport has no TLS engine");
     }
-    SSLEngine e = context.createSSLEngine();
+    SSLEngine e =
+        peerHost == null ? context.createSSLEngine() : context.createSSLEngine(peerHost, peerPort);
     SSLParameters p = e.getSSLParameters();
     p.setProtocols(PROTOCOLS);
     e.setSSLParameters(p);

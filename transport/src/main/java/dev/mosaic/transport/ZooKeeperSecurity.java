@@ -152,11 +152,13 @@ public final class ZooKeeperSecurity {
                 List<ClientInfo> who = client.getZookeeperClient().getZooKeeper().whoAmI();
                 if (who.stream().noneMatch(i -> "digest".equals(i.getAuthScheme()))) {
                   LOG.warn(
-                      "{}: the ZooKeeper client has no digest credential ({}); znodes it creates"
-                          + " are protected only by its ACL provider — build it with"
+                      "{}: the ZooKeeper client has no digest credential (authenticated as {}); znodes it"
+                          + " creates are protected only by its ACL provider — build it with"
                           + " ZooKeeperSecurity.applyTo",
                       nodeId,
-                      who);
+                      who.stream()
+                          .map(i -> i.getAuthScheme() + ":" + i.getUser().strip())
+                          .toList());
                 }
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -7,6 +7,7 @@ import dev.mosaic.transport.TransportNode;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSender;
 import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.ZooKeeperSecurity;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedInputStream;
@@ -50,6 +51,10 @@ public final class TransportBench {
 
   /** One throwaway cluster CA for every node of the run. */
   private static final ClusterCertificates CA = ClusterCertificates.generate();
+
+  /** The pipeline's ZooKeeper credential: znodes written with digest ACLs, as in production. */
+  private static final ZooKeeperSecurity ZK_SECURITY =
+      ZooKeeperSecurity.digest("mosaic", "bench-" + System.nanoTime());
 
   private static boolean tls = true;
 
@@ -131,8 +136,14 @@ public final class TransportBench {
 
   private static CuratorFramework curator(EmbeddedZooKeeper zk, List<AutoCloseable> closeables) {
     CuratorFramework c =
-        CuratorFrameworkFactory.newClient(
-            zk.connectString(), 30_000, 5_000, new ExponentialBackoffRetry(100, 5));
+        ZK_SECURITY
+            .applyTo(
+                CuratorFrameworkFactory.builder()
+                    .connectString(zk.connectString())
+                    .sessionTimeoutMs(30_000)
+                    .connectionTimeoutMs(5_000)
+                    .retryPolicy(new ExponentialBackoffRetry(100, 5)))
+            .build();
     c.start();
     closeables.add(c);
     return c;

@@ -11,6 +11,7 @@ import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Query;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -135,6 +136,18 @@ public final class DatabaseReader implements Database {
   private static DatabaseReader read(
       MemorySegment data, String source, Arena owned, boolean verifyChecksum)
       throws CorruptDatabaseException {
+    try {
+      return readChecked(data, source, owned, verifyChecksum);
+    } catch (IndexOutOfBoundsException e) {
+      // the segment's bounds checks caught a structure pointing outside the file
+      throw new CorruptDatabaseException(
+          source, "structure", 0, "an offset or length points outside the file: " + e.getMessage());
+    }
+  }
+
+  private static DatabaseReader readChecked(
+      MemorySegment data, String source, Arena owned, boolean verifyChecksum)
+      throws CorruptDatabaseException {
     long size = data.byteSize();
     if (size < HEADER_SIZE + TRAILER_SIZE) {
       throw new CorruptDatabaseException(
@@ -199,7 +212,7 @@ public final class DatabaseReader implements Database {
       fieldIndexes[i] = data.get(INT, entry + 4);
       offsets[i] = data.get(LONG, entry + 8);
       lengths[i] = data.get(LONG, entry + 16);
-      if (offsets[i] < previousEnd || lengths[i] < 0 || offsets[i] + lengths[i] > trailer) {
+      if (offsets[i] < previousEnd || lengths[i] < 0 || lengths[i] > trailer - offsets[i]) {
         throw new CorruptDatabaseException(
             source,
             "directory",
@@ -424,6 +437,24 @@ public final class DatabaseReader implements Database {
       from = data.get(LONG, payloadOffsets + 8L * document);
       to = data.get(LONG, payloadOffsets + 8L * document + 8);
     }
+    long total =
+        payloadWidth == 4
+            ? data.get(INT, payloadOffsets + 4L * documents) & 0xFFFF_FFFFL
+            : data.get(LONG, payloadOffsets + 8L * documents);
+    if (from < 0 || to < from || to > total) {
+      throw new UncheckedIOException(
+          new CorruptDatabaseException(
+              source,
+              "payload",
+              payloadOffsets + (long) payloadWidth * document,
+              "payload of document "
+                  + document
+                  + " at ["
+                  + from
+                  + ", "
+                  + to
+                  + ") is out of bounds"));
+    }
     return data.asSlice(payloadData + from, to - from);
   }
 
@@ -435,6 +466,31 @@ public final class DatabaseReader implements Database {
       return blocks.payload(document);
     }
     return payload(document).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /**
+   * One directory entry: kind ({@code schema}, {@code payload}, {@code filterable}, {@code
+   * sortable}, {@code full}, {@code bloom}), field name (null for schema and payload), offset and
+   * length in bytes.
+   */
+  public record SegmentInfo(String kind, String field, long offset, long length) {}
+
+  /** The directory, in file order. */
+  public java.util.List<SegmentInfo> segments() {
+    ensureOpen();
+    int count = data.get(INT, 24);
+    java.util.List<SegmentInfo> result = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      long entry = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * i;
+      int field = data.get(INT, entry + 4);
+      result.add(
+          new SegmentInfo(
+              kindName(data.get(ValueLayout.JAVA_BYTE, entry)),
+              field < 0 ? null : schema.fields().get(field).name(),
+              data.get(LONG, entry + 8),
+              data.get(LONG, entry + 16)));
+    }
+    return result;
   }
 
   /** True when the field has a Bloom filter in this partition. */

@@ -99,6 +99,18 @@ final class FieldReader {
     if (valuesEnd > end) {
       throw new CorruptDatabaseException(source, segment, values, "value set exceeds the segment");
     }
+    if (width == 0) {
+      // O(values) once at open, so that every value's bytes lie inside the value data
+      long previous = 0;
+      for (long i = 0; i <= valueCount; i++) {
+        long at = unsigned(values + offsetWidth * i, offsetWidth);
+        if (at < previous || (i == 0 && at != 0)) {
+          throw new CorruptDatabaseException(
+              source, segment, values + offsetWidth * i, "value offset " + i + " out of order");
+        }
+        previous = at;
+      }
+    }
     if (field.role().isFilterable()) {
       if (idBytes != idBytes(documents)) {
         throw new CorruptDatabaseException(source, segment, base + 12, "bad id width " + idBytes);

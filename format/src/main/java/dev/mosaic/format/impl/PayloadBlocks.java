@@ -139,12 +139,19 @@ final class PayloadBlocks {
   /** A copy of a document's payload (the document id is checked by the caller). */
   byte[] payload(int document) {
     long from = logical(document);
-    int length = (int) (logical(document + 1) - from);
-    if (length == 0) {
+    long to = logical(document + 1);
+    if (to == from) {
       return new byte[0];
     }
     int block = blockOf(document);
     long blockStart = logical(data.get(INT, firstDocs + 4L * block));
+    long blockEnd = logical(data.get(INT, firstDocs + 4L * block + 4));
+    if (from < blockStart || to < from || to > blockEnd) {
+      throw corrupt(
+          block,
+          "payload offsets of document " + document + " [" + from + ", " + to + ") lie outside it");
+    }
+    int length = (int) (to - from);
     Cache cache = CACHE.get();
     if (cache.owner != id || cache.block != block) {
       decompress(block, blockStart, cache);
@@ -172,6 +179,11 @@ final class PayloadBlocks {
     int size = (int) (logical(data.get(INT, firstDocs + 4L * block + 4)) - blockStart);
     long at = data.get(LONG, blockOffsets + 8L * block);
     long compressedLength = data.get(LONG, blockOffsets + 8L * block + 8) - at;
+    // LZ4 expands at most about 255-fold: a larger claimed size is damage, not data to allocate
+    if (size < 0 || size > 255L * compressedLength + 64) {
+      throw corrupt(
+          block, "claims " + size + " bytes from " + compressedLength + " compressed bytes");
+    }
     if (cache.buffer.length < size) {
       cache.buffer = new byte[Math.max(size, cache.buffer.length * 2)];
     }

@@ -82,7 +82,7 @@ final class TransferClient {
       return Tcp.get(ext.system())
           .outgoingConnectionWithTls(
               address,
-              security::newClientEngine,
+              () -> security.newClientEngine(target.transportHost(), target.transportPort()),
               Optional.empty(),
               List.of(),
               Optional.of(settings.connectTimeout()),

@@ -1,0 +1,305 @@
+package dev.mosaic.inspect;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.mosaic.format.Aggregation;
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.Field;
+import dev.mosaic.format.Schema;
+import dev.mosaic.format.impl.DatabaseReader;
+import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
+import dev.mosaic.format.query.Query;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mosaic-inspect}: looks inside database files. Subcommands: {@code info} (header, schema,
+ * segments with sizes), {@code fields} (per-field value counts and top values), {@code verify}
+ * (structure and checksum), {@code dump} (documents as JSON lines), {@code query} (a JSON query
+ * over one or more files, with {@code --explain}).
+ *
+ * <p>Thread safety: one invocation per instance. Exit codes: 0 success, 1 a failed check or error,
+ * 2 bad usage.
+ */
+@Command(
+    name = "mosaic-inspect",
+    mixinStandardHelpOptions = true,
+    description = "Inspects Mosaic database files.",
+    subcommands = {
+      InspectMain.Info.class,
+      InspectMain.Fields.class,
+      InspectMain.Verify.class,
+      InspectMain.Dump.class,
+      InspectMain.QueryCommand.class
+    })
+public final class InspectMain implements Runnable {
+  static final ObjectMapper JSON =
+      new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS).findAndRegisterModules();
+
+  @Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+
+  /** Runs the tool with the given output streams; returns the exit code. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new InspectMain());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setExecutionExceptionHandler(
+        (e, line, parsed) -> {
+          line.getErr().println("error: " + e.getMessage());
+          return 1;
+        });
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  @Command(name = "info", description = "Header, schema and segments with sizes.")
+  static final class Info implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE")
+    Path file;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      try (Database db = Database.open(file)) {
+        Schema s = db.schema();
+        out.printf("file: %s%n", file);
+        out.printf("format version: %d%n", db.formatVersion());
+        out.printf("schema version: %d%n", s.version());
+        out.printf("payload type: %s%n", s.payloadType());
+        out.printf("documents: %d%n", db.documentCount());
+        out.printf("size: %d bytes%n", db.sizeInBytes());
+        out.println("fields:");
+        for (Field f : s.fields()) {
+          out.printf("  %s %s %s%n", f.name(), f.type(), f.role());
+        }
+        if (db instanceof DatabaseReader r) {
+          out.printf(
+              "payloads: %s, %d bytes stored, %d bytes uncompressed%s%n",
+              r.payloadsCompressed() ? "lz4 blocks" : "raw",
+              r.payloadBytesStored(),
+              r.payloadBytesUncompressed(),
+              r.payloadsCompressed() ? ", " + r.payloadBlockCount() + " blocks" : "");
+          out.println("segments:");
+          for (DatabaseReader.SegmentInfo seg : r.segments()) {
+            out.printf(
+                "  %-10s %-16s offset %10d  length %10d%n",
+                seg.kind(), seg.field() == null ? "-" : seg.field(), seg.offset(), seg.length());
+          }
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "fields", description = "Per-field value counts and top values.")
+  static final class Fields implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE")
+    Path file;
+
+    @Option(
+        names = "--top",
+        defaultValue = "5",
+        description = "Top values shown per field (default ${DEFAULT-VALUE}).")
+    int top;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      try (Database db = Database.open(file)) {
+        List<Facet> all = new ArrayList<>();
+        List<Facet> tops = new ArrayList<>();
+        for (Field f : db.schema().fields()) {
+          if (f.role().isFilterable()) {
+            all.add(Facet.all(f.name()));
+            tops.add(Facet.top(f.name(), top));
+          }
+        }
+        Aggregation distinct = db.aggregate(Condition.all(), all, List.of());
+        Aggregation best = db.aggregate(Condition.all(), tops, List.of());
+        for (int i = 0; i < all.size(); i++) {
+          Aggregation.FacetCounts counts = distinct.facets().get(i);
+          long values = 0;
+          for (Aggregation.Entry e : counts.entries()) {
+            values += e.count();
+          }
+          out.printf(
+              "%s: %d distinct values, %d (document, value) pairs%s%n",
+              counts.field(),
+              counts.entries().size(),
+              values,
+              db instanceof DatabaseReader r && r.hasBloomFilter(counts.field())
+                  ? ", bloom filter"
+                  : "");
+          for (Aggregation.Entry e : best.facets().get(i).entries()) {
+            out.printf("  %s: %d%n", display(e.value()), e.count());
+          }
+        }
+        for (Field f : db.schema().fields()) {
+          if (!f.role().isFilterable()) {
+            out.printf("%s: sortable only (no value counts)%n", f.name());
+          }
+        }
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "verify", description = "Checks structure and checksum.")
+  static final class Verify implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE", arity = "1..*")
+    List<Path> files;
+
+    @Override
+    public Integer call() {
+      int failed = 0;
+      for (Path f : files) {
+        try {
+          Database.verify(f);
+          spec.commandLine().getOut().printf("OK %s%n", f);
+        } catch (Exception e) {
+          failed++;
+          spec.commandLine().getOut().printf("CORRUPT %s: %s%n", f, e.getMessage());
+        }
+      }
+      return failed == 0 ? 0 : 1;
+    }
+  }
+
+  @Command(
+      name = "dump",
+      description =
+          "Documents as JSON lines: id, sortable values, payload (base64). Filterable-only values"
+              + " are not stored per document and are not shown.")
+  static final class Dump implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE")
+    Path file;
+
+    @Option(names = "--from", defaultValue = "0")
+    int from;
+
+    @Option(names = "--limit", defaultValue = "100")
+    int limit;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      try (Database db = Database.open(file)) {
+        long end = Math.min(db.documentCount(), (long) from + limit);
+        for (int d = from; d < end; d++) {
+          out.println(JSON.writeValueAsString(document(db, d)));
+        }
+      }
+      return 0;
+    }
+  }
+
+  static Map<String, Object> document(Database db, int d) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("id", d);
+    for (Field f : db.schema().fields()) {
+      if (f.role().isSortable()) {
+        Object v = db.sortableValue(d, f.name());
+        doc.put(f.name(), v instanceof java.time.Instant i ? i.toString() : v);
+      }
+    }
+    doc.put("payload", db.payloadBytes(d));
+    return doc;
+  }
+
+  @Command(name = "query", description = "Runs a JSON query over one or more files.")
+  static final class QueryCommand implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "FILE", arity = "1..*")
+    List<Path> files;
+
+    @Option(
+        names = {"-q", "--query"},
+        required = true,
+        description = "The query as JSON, e.g. {\"where\":{\"eq\":{\"mark\":\"bmw\"}},\"limit\":5}")
+    String json;
+
+    @Option(names = "--explain", description = "Print each step's matching count and time.")
+    boolean explain;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      List<Database> dbs = new ArrayList<>();
+      try {
+        for (Path f : files) {
+          dbs.add(Database.open(f));
+        }
+        Schema schema = dbs.get(0).schema();
+        CompositeDatabase composite = CompositeDatabase.of(schema, dbs);
+        Query query;
+        try {
+          query = JsonQueryForm.parse(json, schema);
+        } catch (IllegalArgumentException e) {
+          spec.commandLine().getErr().println("bad query: " + e.getMessage());
+          return 2;
+        }
+        out.printf("count: %d%n", composite.count(query));
+        composite.execute(
+            query,
+            (doc, db) -> {
+              Map<String, Object> d = document(db, doc);
+              d.put("partition", files.get(dbs.indexOf(db)).toString());
+              try {
+                out.println(JSON.writeValueAsString(d));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return true;
+            });
+        if (explain) {
+          out.println("explain:");
+          out.print(composite.explain(query).toText());
+        }
+      } finally {
+        dbs.forEach(Database::close);
+      }
+      return 0;
+    }
+  }
+
+  private static String display(Object v) {
+    return v instanceof byte[] b ? java.util.HexFormat.of().formatHex(b) : String.valueOf(v);
+  }
+
+  static {
+    JSON.getFactory().disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+  }
+}

@@ -1,0 +1,141 @@
+package dev.mosaic.inspect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.Document;
+import dev.mosaic.format.FieldRole;
+import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Schema;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InspectMainTest {
+  static final Schema SCHEMA =
+      Schema.builder()
+          .version(4)
+          .payloadType("test.Car")
+          .field("id", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("mark", FieldType.STRING, FieldRole.FULL)
+          .field("price", FieldType.LONG, FieldRole.FULL)
+          .build();
+
+  @TempDir Path dir;
+  Path file;
+  String out;
+  String err;
+
+  @BeforeEach
+  void build() throws Exception {
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    String[] marks = {"bmw", "audi", "bmw", "lada"};
+    for (int i = 0; i < 400; i++) {
+      b.add(
+          Document.builder(SCHEMA)
+              .add("id", "car-" + i)
+              .add("mark", marks[i % 4])
+              .add("price", 1000L * i)
+              .payload(
+                  ("{\"car\":" + i + ",\"text\":\"a fine car, a fine car\"}")
+                      .getBytes(StandardCharsets.UTF_8))
+              .build());
+    }
+    file = dir.resolve("cars.mosaic");
+    b.writeTo(file);
+  }
+
+  private int run(String... args) {
+    StringWriter o = new StringWriter();
+    StringWriter e = new StringWriter();
+    int code = InspectMain.run(new PrintWriter(o), new PrintWriter(e), args);
+    out = o.toString();
+    err = e.toString();
+    return code;
+  }
+
+  @Test
+  void infoPrintsHeaderSchemaAndSegments() {
+    assertThat(run("info", file.toString())).isZero();
+    assertThat(out)
+        .contains("format version: 2")
+        .contains("documents: 400")
+        .contains("payload type: test.Car")
+        .contains("price LONG FULL")
+        .contains("payloads: lz4 blocks")
+        .containsPattern("bloom +id +offset")
+        .containsPattern("payload +- +offset");
+  }
+
+  @Test
+  void fieldsPrintsValueCountsAndTopValues() {
+    assertThat(run("fields", "--top", "2", file.toString())).isZero();
+    assertThat(out)
+        .contains("mark: 3 distinct values, 400 (document, value) pairs")
+        .contains("  bmw: 200")
+        .contains("id: 400 distinct values, 400 (document, value) pairs, bloom filter");
+  }
+
+  @Test
+  void verifyReportsOkAndCorruption() throws Exception {
+    assertThat(run("verify", file.toString())).isZero();
+    assertThat(out).contains("OK " + file);
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[bytes.length / 2] ^= 1;
+    Path bad = dir.resolve("bad.mosaic");
+    Files.write(bad, bytes);
+    assertThat(run("verify", file.toString(), bad.toString())).isEqualTo(1);
+    assertThat(out).contains("CORRUPT " + bad).contains("checksum");
+  }
+
+  @Test
+  void dumpPrintsDocumentsAsJsonLines() throws Exception {
+    assertThat(run("dump", "--from", "5", "--limit", "2", file.toString())).isZero();
+    String[] lines = out.strip().split("\n");
+    assertThat(lines).hasSize(2);
+    var node = InspectMain.JSON.readTree(lines[0]);
+    assertThat(node.get("id").asInt()).isEqualTo(5);
+    assertThat(node.get("mark").asText()).isEqualTo("audi");
+    assertThat(node.get("price").asLong()).isEqualTo(5000);
+    assertThat(new String(node.get("payload").binaryValue(), StandardCharsets.UTF_8))
+        .startsWith("{\"car\":5,");
+  }
+
+  @Test
+  void queryRunsJsonWithExplain() {
+    String q =
+        "{\"where\":{\"and\":[{\"eq\":{\"mark\":\"bmw\"}},{\"lt\":{\"price\":10000}}]},"
+            + "\"orderBy\":[{\"field\":\"price\",\"desc\":true}],\"limit\":2}";
+    assertThat(run("query", "--explain", "-q", q, file.toString())).isZero();
+    assertThat(out)
+        .contains("count: 5")
+        .contains("\"price\":8000")
+        .contains("\"price\":6000")
+        .contains("explain:")
+        .contains("eq(mark = \"bmw\")  matches=200")
+        .contains("range(price in (-inf, 10000))  matches=10");
+    assertThat(
+            run(
+                "query",
+                "-q",
+                "{\"where\":{\"eq\":{\"id\":\"nope\"}}}",
+                "--explain",
+                file.toString()))
+        .isZero();
+    assertThat(out).contains("count: 0").contains("bloom filter rejects");
+  }
+
+  @Test
+  void aBadQueryIsReportedPrecisely() {
+    assertThat(run("query", "-q", "{\"where\":{\"eq\":{\"price\":\"cheap\"}}}", file.toString()))
+        .isEqualTo(2);
+    assertThat(err).contains("'price' takes a long");
+    assertThat(run("query", "-q", "{\"where\":{\"near\":{}}}", file.toString())).isEqualTo(2);
+    assertThat(err).contains("unknown operator 'near'");
+  }
+}

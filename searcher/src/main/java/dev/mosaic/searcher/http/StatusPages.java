@@ -1,0 +1,339 @@
+package dev.mosaic.searcher.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mosaic.searcher.Generation;
+import dev.mosaic.searcher.Generations;
+import dev.mosaic.searcher.PartitionStore;
+import dev.mosaic.searcher.StoredFile;
+import dev.mosaic.transport.PartitionFileId;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.ContentType;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpCharsets;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.PathMatchers;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * The operator's pages of a searcher: {@code GET /status} (this node: partitions and versions held,
+ * generations, mapped bytes, query rate and latency percentiles, a freshness chart sampled by the
+ * browser) backed by {@code GET /status.json}, and {@code GET /cluster} (every datacenter and
+ * searcher side by side, partitions behind the newest version seen anywhere highlighted) backed by
+ * {@code GET /cluster.json}, which this node assembles by asking each peer's {@code /partitions}
+ * and {@code /health}. The pages are static files served from the class path ({@code status/}); no
+ * external script or style is loaded.
+ *
+ * <p>Thread safety: immutable once built; safe for concurrent requests. NOTE: {@code /cluster.json}
+ * makes one HTTP request per peer on every call (each bounded by a two-second timeout).
+ */
+public final class StatusPages extends AllDirectives {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+  private static final ContentType.NonBinary JAVASCRIPT =
+      ContentTypes.create(MediaTypes.APPLICATION_JAVASCRIPT, HttpCharsets.UTF_8);
+  private static final ContentType.NonBinary CSS =
+      ContentTypes.create(MediaTypes.TEXT_CSS, HttpCharsets.UTF_8);
+
+  private final Generations generations;
+  private final PartitionStore store;
+  private final MeterRegistry registry;
+  private final String datacenter;
+  private final Supplier<String> self;
+  private final Supplier<Map<String, List<String>>> peers;
+  private final HttpClient http;
+  private final Map<String, HttpResponse> assets = new LinkedHashMap<>();
+
+  /**
+   * @param generations the generations served by this node
+   * @param registry the node's meters (query timers are read from it)
+   * @param datacenter this node's datacenter, as shown on the cluster page
+   * @param self this node's HTTP base address ({@code http://host:port}), asked lazily
+   * @param peers other searchers' HTTP base addresses by datacenter, asked on every cluster call;
+   *     an entry equal to {@code self} is ignored
+   */
+  public StatusPages(
+      Generations generations,
+      MeterRegistry registry,
+      String datacenter,
+      Supplier<String> self,
+      Supplier<Map<String, List<String>>> peers) {
+    this.generations = Objects.requireNonNull(generations, "generations");
+    this.store = generations.store();
+    this.registry = Objects.requireNonNull(registry, "registry");
+    this.datacenter = Objects.requireNonNull(datacenter, "datacenter");
+    this.self = Objects.requireNonNull(self, "self");
+    this.peers = Objects.requireNonNull(peers, "peers");
+    this.http = HttpClient.newBuilder().connectTimeout(PEER_TIMEOUT).build();
+    asset("status.html", ContentTypes.TEXT_HTML_UTF8);
+    asset("cluster.html", ContentTypes.TEXT_HTML_UTF8);
+    asset("status.js", JAVASCRIPT);
+    asset("cluster.js", JAVASCRIPT);
+    asset("common.js", JAVASCRIPT);
+    asset("style.css", CSS);
+  }
+
+  private void asset(String name, ContentType type) {
+    try (InputStream in = StatusPages.class.getResourceAsStream("/status/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("status page asset missing from the class path: " + name);
+      }
+      assets.put(name, HttpResponse.create().withEntity(type, in.readAllBytes()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read status page asset " + name, e);
+    }
+  }
+
+  /** The routes; they reject every other path, so concatenate them with the API's. */
+  public Route route() {
+    return get(
+        () ->
+            concat(
+                path("status", () -> complete(assets.get("status.html"))),
+                path("cluster", () -> complete(assets.get("cluster.html"))),
+                path("status.json", () -> complete(json(statusJson()))),
+                path("cluster.json", () -> completeWithFuture(clusterJson().thenApply(this::json))),
+                pathPrefix(
+                    "status",
+                    () ->
+                        path(
+                            PathMatchers.segment(),
+                            name ->
+                                assets.containsKey(name) && !name.endsWith(".html")
+                                    ? complete(assets.get(name))
+                                    : reject()))));
+  }
+
+  private HttpResponse json(JsonNode node) {
+    try {
+      return HttpResponse.create()
+          .withEntity(ContentTypes.APPLICATION_JSON, JSON.writeValueAsBytes(node))
+          .addHeader(RawHeader.create("Cache-Control", "no-store"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** This node's state as the status page shows it. */
+  ObjectNode statusJson() {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("datacenter", datacenter);
+    n.put("address", self.get());
+    n.put("now", Instant.now().toString());
+    int sv = servingSchemaVersionOrNewest();
+    n.put("schemaVersion", sv);
+    n.put("ready", generations.isReady());
+    SortedMap<Integer, PartitionFileId> inGeneration = new TreeMap<>();
+    if (generations.isReady()) {
+      try (Generation g = generations.acquire()) {
+        n.put("generation", g.id());
+        inGeneration = g.files();
+      } catch (IllegalStateException e) {
+        n.putNull("generation");
+      }
+    } else {
+      n.putNull("generation");
+    }
+    n.put("generationsOpen", generations.openGenerations());
+    n.put("partitionsMapped", generations.mappedPartitions());
+    n.put("mappedBytes", generations.mappedBytes());
+    n.put("arenas", generations.openArenas());
+    n.put("reopens", generations.reopenCount());
+    n.put("reopenSeconds", generations.reopenTime().toNanos() / 1e9);
+    n.put("storeFiles", store.fileCount());
+    Instant now = Instant.now();
+    double newestAge = Double.NaN;
+    ArrayNode arr = n.putArray("partitions");
+    for (PartitionStore.PartitionState s : store.partitionStates(sv)) {
+      StoredFile f = s.serving();
+      ObjectNode p = arr.addObject();
+      p.put("partition", s.partition());
+      p.put("version", f.id().version());
+      PartitionFileId served = inGeneration.get(s.partition());
+      if (served != null) {
+        p.put("servedVersion", served.version());
+      } else {
+        p.putNull("servedVersion");
+      }
+      double age = Duration.between(f.publishedAt(), now).toMillis() / 1000.0;
+      newestAge = Double.isNaN(newestAge) ? age : Math.min(newestAge, age);
+      p.put("ageSeconds", age);
+      p.put("sizeBytes", f.sizeInBytes());
+      p.put("pinned", s.pinned());
+      ArrayNode versions = p.putArray("versions");
+      s.versions().forEach(versions::add);
+    }
+    if (Double.isNaN(newestAge)) {
+      n.putNull("newestFileAgeSeconds");
+    } else {
+      n.put("newestFileAgeSeconds", newestAge);
+    }
+    n.set("queries", queries());
+    return n;
+  }
+
+  /**
+   * Every {@code mosaic.searcher.query} timer merged: count, total time and the cumulative
+   * histogram buckets, from which the page computes rates and percentiles over its own window.
+   */
+  private ObjectNode queries() {
+    long count = 0;
+    double totalSeconds = 0;
+    long errors = 0;
+    TreeMap<Double, Double> buckets = new TreeMap<>();
+    for (Timer t : registry.find("mosaic.searcher.query").timers()) {
+      HistogramSnapshot s = t.takeSnapshot();
+      count += s.count();
+      totalSeconds += s.total(TimeUnit.SECONDS);
+      if (!"ok".equals(t.getId().getTag("outcome"))) {
+        errors += s.count();
+      }
+      for (CountAtBucket b : s.histogramCounts()) {
+        buckets.merge(b.bucket(TimeUnit.SECONDS), b.count(), Double::sum);
+      }
+    }
+    ObjectNode q = JSON.createObjectNode();
+    q.put("count", count);
+    q.put("notOk", errors);
+    q.put("totalSeconds", totalSeconds);
+    ArrayNode b = q.putArray("buckets");
+    buckets.forEach((le, c) -> b.addArray().add(le).add(c));
+    return q;
+  }
+
+  private int servingSchemaVersionOrNewest() {
+    if (generations.schemaVersion().isPresent()) {
+      return generations.schemaVersion().getAsInt();
+    }
+    List<Integer> held = store.schemaVersions();
+    return held.isEmpty() ? 0 : held.get(held.size() - 1);
+  }
+
+  /** Every searcher's {@code /partitions} and {@code /health}, by datacenter, self first. */
+  CompletableFuture<JsonNode> clusterJson() {
+    String me = trim(self.get());
+    Map<String, Set<String>> byDc = new TreeMap<>();
+    byDc.computeIfAbsent(datacenter, k -> new LinkedHashSet<>()).add(me);
+    peers
+        .get()
+        .forEach(
+            (dc, addresses) -> {
+              for (String a : addresses) {
+                if (a != null && !a.isBlank() && !trim(a).equals(me)) {
+                  byDc.computeIfAbsent(dc, k -> new LinkedHashSet<>()).add(trim(a));
+                }
+              }
+            });
+    ObjectNode n = JSON.createObjectNode();
+    n.put("self", me);
+    n.put("datacenter", datacenter);
+    ArrayNode dcs = n.putArray("datacenters");
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    byDc.forEach(
+        (dc, addresses) -> {
+          ObjectNode d = dcs.addObject();
+          d.put("name", dc);
+          ArrayNode searchers = d.putArray("searchers");
+          for (String a : addresses) {
+            ObjectNode s = searchers.addObject();
+            s.put("address", a);
+            s.put("self", a.equals(me));
+            all.add(
+                fetch(a + "/partitions")
+                    .handle(
+                        (body, e) -> {
+                          synchronized (n) {
+                            if (e != null) {
+                              s.put("error", "partitions: " + rootCause(e));
+                            } else {
+                              s.set("partitions", body);
+                            }
+                          }
+                          return null;
+                        }));
+            all.add(
+                fetch(a + "/health")
+                    .handle(
+                        (body, e) -> {
+                          synchronized (n) {
+                            if (e != null) {
+                              s.put("health", "UNREACHABLE");
+                            } else {
+                              s.put("health", body.path("status").asText("UNKNOWN"));
+                              s.set("checks", body.path("checks"));
+                            }
+                          }
+                          return null;
+                        }));
+          }
+        });
+    return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+        .thenApply(
+            x -> {
+              synchronized (n) {
+                return n.deepCopy();
+              }
+            });
+  }
+
+  private CompletableFuture<JsonNode> fetch(String url) {
+    HttpRequest req = HttpRequest.newBuilder(URI.create(url)).timeout(PEER_TIMEOUT).GET().build();
+    return http.sendAsync(req, BodyHandlers.ofByteArray())
+        .thenApply(
+            r -> {
+              try {
+                // /health answers 503 with a body when down: still a readable answer
+                if (r.statusCode() != 200 && r.statusCode() != 503) {
+                  throw new IllegalStateException("HTTP " + r.statusCode() + " from " + url);
+                }
+                return JSON.readTree(r.body());
+              } catch (IOException e) {
+                throw new UncheckedIOException("unreadable answer from " + url, e);
+              }
+            });
+  }
+
+  private static String rootCause(Throwable e) {
+    while (e.getCause() != null && e != e.getCause()) {
+      e = e.getCause();
+    }
+    return e.getMessage() != null ? e.getMessage() : e.toString();
+  }
+
+  private static String trim(String address) {
+    String a = address.strip();
+    while (a.endsWith("/")) {
+      a = a.substring(0, a.length() - 1);
+    }
+    return a.contains("://") ? a : "http://" + a;
+  }
+}
