@@ -1,6 +1,7 @@
 package dev.mosaic.format;
 
 import dev.mosaic.format.impl.CompositeReader;
+import dev.mosaic.format.query.Query;
 import java.util.List;
 
 /**
@@ -22,6 +23,30 @@ public interface CompositeDatabase extends Searchable {
   static CompositeDatabase of(Schema schema, List<? extends Database> partitions) {
     return new CompositeReader(schema, partitions);
   }
+
+  /**
+   * {@link #count(Query)} with the partitions counted on an executor (in at most 64 tasks of
+   * contiguous partitions), for latency-sensitive callers on a multi-core machine. The result is
+   * the same as the sequential count.
+   *
+   * <p>NOTE: the calling thread blocks until every task is done; do not call it from a task of a
+   * bounded executor that the tasks also need (deadlock). Exceptions of a partition are rethrown.
+   */
+  long count(Query query, java.util.concurrent.Executor executor);
+
+  /**
+   * {@link #execute(Query, DocumentProcessor)} with the per-partition work (evaluating the
+   * condition; for ordered queries also sorting each partition's first {@code skip + limit}
+   * candidates) done on an executor; the merge and every {@code processor} call run on the calling
+   * thread, in exactly the order and with exactly the documents of the sequential path.
+   *
+   * <p>NOTE: unlike the sequential path, every partition is evaluated even when the limit is
+   * reached early (no skipping of the partitions after it), and ordered queries do not prune
+   * partitions against the current best; it pays when partitions are few and large, or the
+   * condition is expensive. Same blocking caveat as {@link #count(Query,
+   * java.util.concurrent.Executor)}.
+   */
+  void execute(Query query, DocumentProcessor processor, java.util.concurrent.Executor executor);
 
   /** The partitions, in the order given. */
   List<Database> partitions();

@@ -212,6 +212,21 @@ class RandomizedDatabaseTest {
       assertThat(run(composite, query, partitionOf, stopAfter))
           .as(what + " stopping after " + stopAfter)
           .isEqualTo(expected.subList(0, Math.min(stopAfter, expected.size())));
+      var pool = java.util.concurrent.ForkJoinPool.commonPool();
+      assertThat(composite.count(query, pool))
+          .as(what + " parallel")
+          .isEqualTo(reference.count(query));
+      List<Hit> parallel = new ArrayList<>();
+      composite.execute(
+          query,
+          (doc, db) -> {
+            parallel.add(new Hit(partitionOf.get(db), doc));
+            return parallel.size() < Math.max(1, stopAfter);
+          },
+          pool);
+      assertThat(parallel)
+          .as(what + " parallel stopping after " + stopAfter)
+          .isEqualTo(expected.subList(0, Math.min(Math.max(1, stopAfter), expected.size())));
     }
   }
 

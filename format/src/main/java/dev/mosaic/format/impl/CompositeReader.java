@@ -142,6 +142,154 @@ public final class CompositeReader implements CompositeDatabase {
     return aggregator.result();
   }
 
+  // ----- parallel -----------------------------------------------------------------------------
+
+  /** Upper bound of tasks a parallel query is split into (contiguous ranges of partitions). */
+  private static final int MAX_TASKS = 64;
+
+  /**
+   * Runs {@code work} for every partition index on the executor, in at most {@link #MAX_TASKS}
+   * contiguous ranges, and returns the results by partition index. Exceptions are rethrown on the
+   * calling thread.
+   */
+  private <T> List<T> perPartition(
+      java.util.concurrent.Executor executor, java.util.function.IntFunction<T> work) {
+    int n = readers.length;
+    Object[] results = new Object[n];
+    int tasks = Math.min(n, MAX_TASKS);
+    List<java.util.concurrent.CompletableFuture<Void>> futures = new ArrayList<>(tasks);
+    for (int t = 0; t < tasks; t++) {
+      int from = (int) ((long) n * t / tasks);
+      int to = (int) ((long) n * (t + 1) / tasks);
+      futures.add(
+          java.util.concurrent.CompletableFuture.runAsync(
+              () -> {
+                for (int i = from; i < to; i++) {
+                  results[i] = work.apply(i);
+                }
+              },
+              executor));
+    }
+    try {
+      java.util.concurrent.CompletableFuture.allOf(
+              futures.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+          .join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e;
+    }
+    @SuppressWarnings("unchecked")
+    List<T> list = (List<T>) java.util.Arrays.asList(results);
+    return list;
+  }
+
+  @Override
+  public long count(Query query, java.util.concurrent.Executor executor) {
+    Plan.Node node = Plan.compileCondition(schema, query.condition());
+    long total = 0;
+    for (long c :
+        perPartition(
+            executor,
+            i -> {
+              DatabaseReader r = readers[i];
+              if (r == null) {
+                return partitions.get(i).count(query);
+              }
+              r.ensureOpen();
+              return r.count(node);
+            })) {
+      total += c;
+    }
+    return total;
+  }
+
+  @Override
+  public void execute(
+      Query query, DocumentProcessor processor, java.util.concurrent.Executor executor) {
+    Plan plan = Plan.compile(schema, query);
+    if (plan.limit == 0) {
+      return;
+    }
+    if (plan.ordered()) {
+      int k = plan.wanted();
+      List<Cursor> cursors = new ArrayList<>();
+      for (Cursor c : perPartition(executor, i -> cursor(i, query, plan, k))) {
+        if (c != null) {
+          cursors.add(c);
+        }
+      }
+      mergeCursors(cursors, plan, processor);
+      return;
+    }
+    // Unordered: evaluate and count every partition in parallel, then emit in partition order on
+    // the calling thread.
+    List<Matches> matches =
+        perPartition(
+            executor,
+            i -> {
+              DatabaseReader r = readers[i];
+              if (r == null) {
+                return null;
+              }
+              r.ensureOpen();
+              return r.evaluate(plan.condition);
+            });
+    long skip = plan.skip;
+    long limit = plan.limit;
+    for (int i = 0; i < readers.length && limit > 0; i++) {
+      DatabaseReader r = readers[i];
+      if (r == null) {
+        // A foreign partition: run it as the sequential path does.
+        Database d = partitions.get(i);
+        long c = d.count(query);
+        if (skip >= c) {
+          skip -= c;
+          continue;
+        }
+        long[] emitted = {0};
+        boolean[] stopped = {false};
+        d.execute(
+            query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
+            (doc, db) -> {
+              emitted[0]++;
+              if (!processor.process(doc, d)) {
+                stopped[0] = true;
+                return false;
+              }
+              return true;
+            });
+        if (stopped[0]) {
+          return;
+        }
+        limit -= emitted[0];
+        skip = 0;
+        continue;
+      }
+      Matches m = matches.get(i);
+      if (m.kind == Matches.NONE) {
+        continue;
+      }
+      if (skip > 0) {
+        long c = r.count(m);
+        if (skip >= c) {
+          skip -= c;
+          continue;
+        }
+      }
+      long emitted = r.emitInDocumentOrder(m, skip, limit, processor);
+      if (emitted == DatabaseReader.STOPPED) {
+        return;
+      }
+      limit -= emitted;
+      skip = 0;
+    }
+  }
+
   @Override
   public void execute(Query query, DocumentProcessor processor) {
     Plan plan = Plan.compile(schema, query);
@@ -425,9 +573,16 @@ public final class CompositeReader implements CompositeDatabase {
     for (int i = 0; i < readers.length; i++) {
       Cursor c = cursor(i, query, plan, k);
       if (c != null) {
-        c.load();
         cursors.add(c);
       }
+    }
+    mergeCursors(cursors, plan, processor);
+  }
+
+  /** K-way merge of the partitions' sorted candidates, honouring skip and limit. */
+  private void mergeCursors(List<Cursor> cursors, Plan plan, DocumentProcessor processor) {
+    for (Cursor c : cursors) {
+      c.load();
     }
     Cursor[] heap = cursors.toArray(new Cursor[0]);
     int size = heap.length;
