@@ -69,7 +69,24 @@ public final class JsonQuery {
 
   /** Parses the JSON text of a search. */
   public static Search parseSearch(byte[] json, Schema schema, int maxLimit) {
+    return parseSearch(readObject(json), schema, maxLimit);
+  }
+
+  /** Parses the JSON text of a search, refusing one over any of {@code limits}. */
+  public static Search parseSearch(byte[] json, Schema schema, QueryLimits limits) {
     JsonNode root = readObject(json);
+    limits.checkFilter(root.get("filter"));
+    return parseSearch(root, schema, limits.maxLimit());
+  }
+
+  /** Parses the JSON text of a count, refusing one over any of {@code limits}. */
+  public static Count parseCount(byte[] json, Schema schema, QueryLimits limits) {
+    JsonNode root = readObject(json);
+    limits.checkFilter(root.get("filter"));
+    return parseCount(root, schema);
+  }
+
+  private static Search parseSearch(JsonNode root, Schema schema, int maxLimit) {
     checkKeys(root, SEARCH_KEYS, "");
     Condition condition =
         root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();
@@ -95,7 +112,10 @@ public final class JsonQuery {
 
   /** Parses the JSON text of a count: an object with optional {@code filter}, facets and stats. */
   public static Count parseCount(byte[] json, Schema schema) {
-    JsonNode root = readObject(json);
+    return parseCount(readObject(json), schema);
+  }
+
+  private static Count parseCount(JsonNode root, Schema schema) {
     checkKeys(root, COUNT_KEYS, "");
     Condition c =
         root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();

@@ -39,7 +39,7 @@ public final class SearchService {
 
   private final Generations generations;
   private final PayloadDecoder payloads;
-  private final int maxLimit;
+  private final QueryLimits limits;
   private final MeterRegistry registry;
 
   /**
@@ -50,12 +50,32 @@ public final class SearchService {
    */
   public SearchService(
       Generations generations, PayloadDecoder payloads, int maxLimit, MeterRegistry registry) {
+    this(
+        generations,
+        payloads,
+        new QueryLimits(
+            maxLimit,
+            QueryLimits.DEFAULT.maxClauses(),
+            QueryLimits.DEFAULT.maxDepth(),
+            QueryLimits.DEFAULT.maxInValues(),
+            QueryLimits.DEFAULT.timeBudget()),
+        registry);
+  }
+
+  /**
+   * @param generations where queries run
+   * @param payloads how payloads are turned into JSON
+   * @param limits what one query may ask
+   * @param registry where query latencies are recorded ({@code mosaic.searcher.query})
+   */
+  public SearchService(
+      Generations generations,
+      PayloadDecoder payloads,
+      QueryLimits limits,
+      MeterRegistry registry) {
     this.generations = Objects.requireNonNull(generations, "generations");
     this.payloads = Objects.requireNonNull(payloads, "payloads");
-    if (maxLimit < 1) {
-      throw new IllegalArgumentException("maxLimit must be >= 1, got " + maxLimit);
-    }
-    this.maxLimit = maxLimit;
+    this.limits = Objects.requireNonNull(limits, "limits");
     this.registry = Objects.requireNonNull(registry, "registry");
     // register both endpoints up front so they show in /metrics before the first query
     timer("search", "ok");
@@ -64,7 +84,23 @@ public final class SearchService {
 
   /** The largest limit accepted. */
   public int maxLimit() {
-    return maxLimit;
+    return limits.maxLimit();
+  }
+
+  /** The limits every query is held to. */
+  public QueryLimits limits() {
+    return limits;
+  }
+
+  private long deadline(long t0) {
+    long budget = limits.timeBudget().toNanos();
+    return t0 + budget < t0 ? Long.MAX_VALUE : t0 + budget;
+  }
+
+  private void checkBudget(long deadline, String where) {
+    if (System.nanoTime() - deadline > 0) {
+      throw new QueryBudgetExceededException(limits.timeBudget().toMillis(), where);
+    }
   }
 
   /**
@@ -118,7 +154,7 @@ public final class SearchService {
     long t0 = System.nanoTime();
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
-      JsonQuery.Count c = JsonQuery.parseCount(json, db.schema());
+      JsonQuery.Count c = JsonQuery.parseCount(json, db.schema(), limits);
       Aggregation aggregation = null;
       long total;
       if (c.facets().isEmpty() && c.stats().isEmpty()) {
@@ -127,6 +163,7 @@ public final class SearchService {
         aggregation = aggregateChecked(db, c.condition(), c.facets(), c.stats());
         total = aggregation.count();
       }
+      checkBudget(deadline(t0), "counting");
       ByteArrayOutputStream out = new ByteArrayOutputStream(128);
       try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
         gen.writeStartObject();
@@ -213,7 +250,8 @@ public final class SearchService {
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
-      JsonQuery.Search s = JsonQuery.parseSearch(json, schema, maxLimit);
+      JsonQuery.Search s = JsonQuery.parseSearch(json, schema, limits);
+      long deadline = deadline(t0);
       Aggregation aggregation = null;
       long total;
       if (s.facets().isEmpty() && s.stats().isEmpty()) {
@@ -222,6 +260,7 @@ public final class SearchService {
         aggregation = aggregateChecked(db, s.query().condition(), s.facets(), s.stats());
         total = aggregation.count();
       }
+      checkBudget(deadline, "counting the matches");
       Optional<Descriptor> type = payloads.descriptor(schema.payloadType());
       FieldType[] types =
           s.fields().stream().map(f -> schema.field(f).type()).toArray(FieldType[]::new);
@@ -237,6 +276,7 @@ public final class SearchService {
             db.execute(
                 s.query(),
                 (doc, part) -> {
+                  checkBudget(deadline, "producing hits");
                   try {
                     writeHit(gen, g, doc, part, s.fields(), types, s.payload(), type);
                     return true;

@@ -94,7 +94,12 @@ public final class SearcherNode implements Closeable {
       gb.schemaVersion(b.schemaVersion);
     }
     this.generations = gb.build();
-    this.search = new SearchService(generations, b.payloads, b.maxLimit, registry);
+    this.search =
+        new SearchService(
+            generations,
+            b.payloads,
+            new QueryLimits(b.maxLimit, b.maxClauses, b.maxDepth, b.maxInValues, b.queryTimeBudget),
+            registry);
     AtomicInteger n = new AtomicInteger();
     this.queryExecutor =
         Executors.newFixedThreadPool(
@@ -164,7 +169,8 @@ public final class SearcherNode implements Closeable {
             () -> List.copyOf(health),
             queryExecutor,
             adminExecutor,
-            config.maxUploadBytes);
+            config.maxUploadBytes,
+            config.adminToken);
     try {
       binding =
           Http.get(system)
@@ -185,8 +191,13 @@ public final class SearcherNode implements Closeable {
         generations,
         registry,
         config.datacenter,
-        () -> binding == null ? "" : "http://" + config.host + ":" + port(),
+        () -> binding == null ? "" : "http://" + selfHost() + ":" + port(),
         this::peers);
+  }
+
+  /** The host this node reaches itself on: loopback when bound to every interface. */
+  private String selfHost() {
+    return config.host.equals("0.0.0.0") || config.host.equals("::") ? "127.0.0.1" : config.host;
   }
 
   /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
@@ -283,6 +294,11 @@ public final class SearcherNode implements Closeable {
     private Duration scanInterval = Duration.ofSeconds(10);
     private int arenaGroupSize = 1;
     private int maxLimit = 1000;
+    private int maxClauses = QueryLimits.DEFAULT.maxClauses();
+    private int maxDepth = QueryLimits.DEFAULT.maxDepth();
+    private int maxInValues = QueryLimits.DEFAULT.maxInValues();
+    private Duration queryTimeBudget = QueryLimits.DEFAULT.timeBudget();
+    private String adminToken;
     private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long maxUploadBytes;
     private PayloadDecoder payloads = new PayloadDecoder();
@@ -344,6 +360,53 @@ public final class SearcherNode implements Closeable {
     /** Largest {@code limit} a search may ask (default 1000). */
     public Builder maxLimit(int maxLimit) {
       this.maxLimit = maxLimit;
+      return this;
+    }
+
+    /** Most condition clauses in one filter (default 256); more answers 400. */
+    public Builder maxClauses(int maxClauses) {
+      this.maxClauses = maxClauses;
+      return this;
+    }
+
+    /** Deepest nesting of conditions in one filter (default 16); deeper answers 400. */
+    public Builder maxDepth(int maxDepth) {
+      this.maxDepth = maxDepth;
+      return this;
+    }
+
+    /** Most values in one {@code in} list (default 1024); more answers 400. */
+    public Builder maxInValues(int maxInValues) {
+      this.maxInValues = maxInValues;
+      return this;
+    }
+
+    /**
+     * Wall time one query may take (default 10 s); a query over it is cancelled and answered 400
+     * naming the budget. See {@link QueryLimits} for where the budget is checked.
+     */
+    public Builder queryTimeBudget(Duration queryTimeBudget) {
+      this.queryTimeBudget = Objects.requireNonNull(queryTimeBudget, "queryTimeBudget");
+      return this;
+    }
+
+    /**
+     * The operator credential required by every state-changing endpoint (pin, unpin, schema switch,
+     * upload): callers send {@code Authorization: Bearer <token>}; none answers 401, a wrong one
+     * 403. Queries, {@code /health}, {@code /metrics} and {@code GET} status pages stay open.
+     * Default: no token, and then the state-changing endpoints are disabled (403 naming this
+     * setting) — the node never runs with open admin endpoints.
+     *
+     * <p>NOTE: the token travels in clear unless HTTP is behind TLS; keep it out of logs and
+     * command lines (read it from a file or the environment).
+     */
+    public Builder adminToken(String adminToken) {
+      Objects.requireNonNull(adminToken, "adminToken");
+      if (adminToken.length() < 16) {
+        throw new IllegalArgumentException(
+            "adminToken must be at least 16 characters, got " + adminToken.length());
+      }
+      this.adminToken = adminToken;
       return this;
     }
 

@@ -36,6 +36,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SearcherHttpTest {
   private static final int PARTITIONS = 4;
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String ADMIN_TOKEN = "test-operator-token-7f3a9c";
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -59,6 +60,7 @@ class SearcherHttpTest {
             .maxLimit(100)
             .scanInterval(Duration.ZERO)
             .allowUploads(1 << 20)
+            .adminToken(ADMIN_TOKEN)
             .healthContributor(
                 new HealthContributor() {
                   @Override
@@ -109,6 +111,21 @@ class SearcherHttpTest {
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A POST carrying the operator token. */
+  static HttpResponse<String> admin(String path) throws Exception {
+    return adminAs(path, "Bearer " + ADMIN_TOKEN);
+  }
+
+  static HttpResponse<String> adminAs(String path, String authorization) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.port() + path))
+            .POST(HttpRequest.BodyPublishers.noBody());
+    if (authorization != null) {
+      b.header("Authorization", authorization);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> get(String path) throws Exception {
@@ -293,12 +310,12 @@ class SearcherHttpTest {
     long withNew = all - byPartition.get(partition).size() + 5;
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(withNew);
 
-    HttpResponse<String> r = post("/partitions/2/pin?version=1", "");
+    HttpResponse<String> r = admin("/partitions/2/pin?version=1");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(JSON.readTree(r.body()).get("pinned").asBoolean()).isTrue();
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(all);
 
-    r = post("/partitions/2/unpin", "");
+    r = admin("/partitions/2/unpin");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(withNew);
 
@@ -308,22 +325,51 @@ class SearcherHttpTest {
   }
 
   @Test
+  void anUnauthenticatedCallerCannotPinAndAWrongTokenIsRefused() throws Exception {
+    HttpResponse<String> r = post("/partitions/1/pin?version=1", "");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(401);
+    assertThat(r.body()).contains("Authorization: Bearer");
+    assertThat(r.headers().firstValue("WWW-Authenticate"))
+        .hasValueSatisfying(h -> h.startsWith("Bearer"));
+    r = adminAs("/partitions/1/pin?version=1", "Bearer not-the-operator-token");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(403);
+    assertThat(r.body()).contains("wrong operator token");
+    assertThat(adminAs("/partitions/1/unpin", null).statusCode()).isEqualTo(401);
+    assertThat(adminAs("/schema?version=1", "Basic b3A6b3A=").statusCode()).isEqualTo(401);
+    HttpResponse<String> upload =
+        HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + node.port() + "/partitions/1/versions/9"))
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(new byte[] {1, 2, 3}))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(upload.statusCode()).isEqualTo(401);
+    // nothing changed: the partition is still not pinned, and reads stay open
+    r = get("/partitions");
+    assertThat(r.statusCode()).isEqualTo(200);
+    for (JsonNode p : JSON.readTree(r.body()).get("partitions")) {
+      assertThat(p.get("pinned").asBoolean()).as(p.toString()).isFalse();
+    }
+    assertThat(post("/count", "{}").statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void badPinRequestsAnswer400() throws Exception {
-    assertThat(post("/partitions/x/pin?version=1", "").body())
+    assertThat(admin("/partitions/x/pin?version=1").body())
         .contains("partition: expected a non-negative integer but got 'x'");
-    HttpResponse<String> r = post("/partitions/1/pin", "");
+    HttpResponse<String> r = admin("/partitions/1/pin");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("version: missing");
-    r = post("/partitions/1/pin?version=77", "");
+    r = admin("/partitions/1/pin?version=77");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("has no version 77");
-    r = post("/partitions/1/unpin", "");
+    r = admin("/partitions/1/unpin");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("is not pinned");
-    r = post("/schema?version=9", "");
+    r = admin("/schema?version=9");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("holds no partition of schema version 9");
-    r = post("/schema", "");
+    r = admin("/schema");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("version: missing");
   }
@@ -338,6 +384,7 @@ class SearcherHttpTest {
         HTTP.send(
             HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + node.port() + "/partitions/1/versions/50"))
+                .header("Authorization", "Bearer " + ADMIN_TOKEN)
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(corrupt))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -348,6 +395,7 @@ class SearcherHttpTest {
         HTTP.send(
             HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + node.port() + "/partitions/1/versions/51"))
+                .header("Authorization", "Bearer " + ADMIN_TOKEN)
                 .PUT(HttpRequest.BodyPublishers.ofByteArray(bytes))
                 .build(),
             HttpResponse.BodyHandlers.ofString());

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.io.File;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +26,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * The status and cluster pages in a real headless Chromium (Debian's {@code chromium} and {@code
  * chromium-driver}, driven by Selenium through the installed driver; nothing is downloaded), over a
  * cluster of three searchers in this JVM: two in datacenter {@code east}, one in {@code west} that
- * has not received the newest version of partition 2.
+ * has not received the newest version of partition 2, plus a {@code west} peer that does not
+ * answer.
  */
 class StatusPagesBrowserTest {
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
@@ -36,6 +39,7 @@ class StatusPagesBrowserTest {
   static SearcherNode east2;
   static SearcherNode west;
   static WebDriver browser;
+  static String unreachable;
 
   @BeforeAll
   static void startClusterAndBrowser() throws Exception {
@@ -48,8 +52,12 @@ class StatusPagesBrowserTest {
     west = node("west", "west").build();
     east2.start();
     west.start();
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      unreachable = "http://127.0.0.1:" + closed.getLocalPort();
+    }
     east1 =
         node("east1", "east")
+            .peer("west", unreachable)
             .peer("east", "http://127.0.0.1:" + east2.port())
             .peer("west", "http://127.0.0.1:" + west.port())
             .build();
@@ -140,6 +148,12 @@ class StatusPagesBrowserTest {
         .atMost(PAGE_DEADLINE)
         .untilAsserted(
             () -> assertThat(browser.findElements(By.cssSelector(".searcher table"))).hasSize(3));
+    // a peer that does not answer is shown as such, the others still are
+    assertThat(
+            browser
+                .findElement(By.cssSelector(".searcher[data-address='" + unreachable + "']"))
+                .getAttribute("class"))
+        .contains("unreachable");
     assertThat(
             browser.findElements(By.cssSelector(".dc")).stream()
                 .map(e -> e.getAttribute("data-dc"))
@@ -149,7 +163,7 @@ class StatusPagesBrowserTest {
             browser.findElements(By.cssSelector(".searcher")).stream()
                 .map(e -> e.getAttribute("data-address"))
                 .toList())
-        .containsExactlyInAnyOrder(base(east1), base(east2), base(west));
+        .containsExactlyInAnyOrder(base(east1), base(east2), base(west), unreachable);
 
     WebElement westBox =
         browser.findElement(By.cssSelector(".searcher[data-address='" + base(west) + "']"));

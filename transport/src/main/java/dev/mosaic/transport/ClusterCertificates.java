@@ -59,6 +59,7 @@ public final class ClusterCertificates {
   private static final String SIGNATURE = "SHA256withECDSA";
   private static final Duration CLOCK_SKEW = Duration.ofHours(1);
   private static final SecureRandom RANDOM = new SecureRandom();
+  private static final int SESSION_SECONDS = 3600;
   private static volatile ClusterCertificates development;
 
   private final String name;
@@ -228,6 +229,9 @@ public final class ClusterCertificates {
       tmf.init(trust);
       SSLContext ctx = SSLContext.getInstance("TLSv1.3");
       ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), RANDOM);
+      // resumed sessions skip certificate validation: bound how long one may be resumed
+      ctx.getClientSessionContext().setSessionTimeout(SESSION_SECONDS);
+      ctx.getServerSessionContext().setSessionTimeout(SESSION_SECONDS);
       return ctx;
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("cannot build a TLS context: " + e, e);

@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * POST /partitions/{p}/unpin}, {@code POST /schema?version=s} (serve another schema version) and,
  * when enabled, {@code PUT /partitions/{p}/versions/{v}} (publish a file through the same path as
  * the transport). Bad input answers 400 with {@code {"error": ...}} naming the problem; no
- * generation yet answers 503.
+ * generation yet answers 503. The state-changing routes (pin, unpin, schema, upload) need the
+ * operator token ({@code Authorization: Bearer ...}): 401 without it, 403 with a wrong one, 403
+ * when the node has none configured; queries, health, metrics and GET status stay open.
  *
  * <p>Thread safety: the route is immutable; queries run on the given executor, never on Pekko's
  * dispatcher.
@@ -68,6 +70,7 @@ public final class HttpApi extends AllDirectives {
   private final Executor executor;
   private final Executor adminExecutor;
   private final long maxUploadBytes;
+  private final byte[] adminToken;
 
   /**
    * @param search runs searches and counts
@@ -86,6 +89,25 @@ public final class HttpApi extends AllDirectives {
       Executor executor,
       Executor adminExecutor,
       long maxUploadBytes) {
+    this(search, generations, metrics, health, executor, adminExecutor, maxUploadBytes, null);
+  }
+
+  /**
+   * As above, with the operator credential guarding the state-changing routes (pin, unpin, schema,
+   * upload): {@code Authorization: Bearer <adminToken>}, compared in constant time; missing answers
+   * 401, wrong 403. A null token disables those routes (403).
+   */
+  public HttpApi(
+      SearchService search,
+      Generations generations,
+      PrometheusMeterRegistry metrics,
+      Supplier<List<HealthContributor>> health,
+      Executor executor,
+      Executor adminExecutor,
+      long maxUploadBytes,
+      String adminToken) {
+    this.adminToken =
+        adminToken == null ? null : adminToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     this.search = search;
     this.generations = generations;
     this.store = generations.store();
@@ -148,7 +170,7 @@ public final class HttpApi extends AllDirectives {
                             p -> post(() -> admin(() -> unpin(p)))),
                         path(
                             PathMatchers.segment().slash("versions").slash(PathMatchers.segment()),
-                            (p, v) -> put(() -> upload(p, v))))));
+                            (p, v) -> put(() -> operator(() -> upload(p, v)))))));
     return handleExceptions(
         exceptionHandler(),
         () -> handleRejections(RejectionHandler.defaultHandler(), () -> routes));
@@ -177,7 +199,45 @@ public final class HttpApi extends AllDirectives {
   }
 
   private Route admin(Handler handler) {
-    return async(handler, adminExecutor);
+    return operator(() -> async(handler, adminExecutor));
+  }
+
+  /** Lets the inner route run only for a caller presenting the operator token. */
+  private Route operator(Supplier<Route> inner) {
+    return optionalHeaderValueByName(
+        "Authorization",
+        header -> {
+          if (adminToken == null) {
+            return complete(
+                error(
+                    StatusCodes.FORBIDDEN,
+                    "admin endpoints are disabled: no operator token is configured on this"
+                        + " searcher (SearcherNode.Builder.adminToken)"));
+          }
+          String prefix = "Bearer ";
+          if (header.isEmpty()
+              || !header.get().regionMatches(true, 0, prefix, 0, prefix.length())) {
+            return complete(
+                error(
+                        StatusCodes.UNAUTHORIZED,
+                        "admin endpoint: send the operator token as 'Authorization: Bearer"
+                            + " <token>'")
+                    .addHeader(
+                        org.apache.pekko.http.javadsl.model.HttpHeader.parse(
+                            "WWW-Authenticate", "Bearer realm=\"mosaic-searcher\"")));
+          }
+          byte[] given =
+              header
+                  .get()
+                  .substring(prefix.length())
+                  .trim()
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          if (!java.security.MessageDigest.isEqual(given, adminToken)) {
+            LOG.warn("refused an admin request with a wrong operator token");
+            return complete(error(StatusCodes.FORBIDDEN, "admin endpoint: wrong operator token"));
+          }
+          return inner.get();
+        });
   }
 
   private Route async(Handler handler, Executor on) {

@@ -273,7 +273,7 @@ public final class StatusPages extends AllDirectives {
                         (body, e) -> {
                           synchronized (n) {
                             if (e != null) {
-                              s.put("error", "partitions: " + rootCause(e));
+                              s.put("error", "cannot read " + a + "/partitions: " + rootCause(e));
                             } else {
                               s.set("partitions", body);
                             }
@@ -322,11 +322,16 @@ public final class StatusPages extends AllDirectives {
             });
   }
 
+  /** The failure without its future wrappers, e.g. {@code ConnectException: Connection refused}. */
   private static String rootCause(Throwable e) {
-    while (e.getCause() != null && e != e.getCause()) {
+    while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
       e = e.getCause();
     }
-    return e.getMessage() != null ? e.getMessage() : e.toString();
+    String m = e.getMessage();
+    if (m == null && e.getCause() != null) {
+      m = e.getCause().toString();
+    }
+    return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
   }
 
   private static String trim(String address) {
