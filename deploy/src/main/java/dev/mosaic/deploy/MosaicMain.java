@@ -191,6 +191,8 @@ public final class MosaicMain implements Runnable {
       }
       String first = addresses.getFirst();
       out.println();
+      out.printf("Status page: %s/status   Cluster view: %s/cluster%n", first, first);
+      out.println();
       out.println("Try:");
       out.printf("  curl -s %s/health%n", first);
       out.printf("  curl -s %s/partitions%n", first);

@@ -4,6 +4,7 @@ import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.HealthContributor;
 import dev.mosaic.searcher.SearcherNode;
 import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.TransportHealth;
 import dev.mosaic.transport.TransportNode;
 import io.micrometer.core.instrument.Timer;
@@ -88,6 +89,7 @@ public final class SearcherRole implements Closeable {
   private final String zkConnect;
   private ActorSystem system;
   private CuratorFramework curator;
+  private SearcherDiscovery discovery;
   private SearcherNode node;
   private TransportNode transport;
 
@@ -112,6 +114,9 @@ public final class SearcherRole implements Closeable {
     try {
       system = ActorSystem.create("mosaic-" + spec.nodeId(), LocalCluster.pekkoConfig(config));
       MosaicConfig.Searcher s = config.searcher;
+      curator = ZooKeeperClients.started(zkConnect, config);
+      discovery = SearcherDiscovery.watching(curator, config.transportSettings().zkRoot());
+      discovery.start();
       SearcherNode.Builder b =
           SearcherNode.builder(spec.storeDir())
               .host(spec.host())
@@ -121,10 +126,11 @@ public final class SearcherRole implements Closeable {
               .queryThreads(s.queryThreads)
               .maxLimit(s.maxLimit)
               .verifyOnStart(s.verifyOnStart)
+              .datacenter(spec.dc())
+              .peerDiscovery(discovery)
               .actorSystem(system);
       node = b.build();
       node.start();
-      curator = ZooKeeperClients.started(zkConnect, config);
       TransportNode.Builder tb =
           TransportNode.builder()
               .nodeId(spec.nodeId())
@@ -276,6 +282,9 @@ public final class SearcherRole implements Closeable {
       } catch (RuntimeException e) {
         LOG.warn("closing the transport of {} failed", spec.nodeId(), e);
       }
+    }
+    if (discovery != null) {
+      discovery.close();
     }
     if (curator != null) {
       curator.close();
