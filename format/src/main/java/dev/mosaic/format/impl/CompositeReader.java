@@ -368,13 +368,26 @@ public final class CompositeReader implements CompositeDatabase {
     boolean[] desc = plan.descending;
     Entry[] heap = new Entry[k];
     int size = 0;
+    Threshold threshold = null;
     for (int i = 0; i < readers.length; i++) {
       Cursor c;
       DatabaseReader r = readers[i];
       if (r != null && size == k) {
         // Full heap: look at this partition's best document before sorting its candidates.
         r.ensureOpen();
-        Matches m = r.evaluate(plan.condition);
+        if (threshold == null || threshold.worst != heap[0]) {
+          threshold = new Threshold(heap[0], plan, schema);
+        }
+        FieldReader sort = r.field(plan.orderFields[0]);
+        boolean descending = desc[0];
+        int bound =
+            descending
+                ? sort.lowerBound(threshold.key, true)
+                : sort.upperBound(threshold.key, true);
+        if (descending ? bound >= sort.valueCount : bound <= 0) {
+          continue; // no value of the first key here is as good as the k-th kept one
+        }
+        Matches m = r.evaluate(threshold.bounded);
         if (m.kind == Matches.NONE) {
           continue;
         }
@@ -417,6 +430,43 @@ public final class CompositeReader implements CompositeDatabase {
       if (!processor.process(sorted[i].doc, sorted[i].cursor.listed)) {
         return;
       }
+    }
+  }
+
+  /**
+   * The first sort key of the worst kept document, as a key and as the query's condition narrowed
+   * to documents at least as good on that key: documents strictly worse cannot enter the top, so a
+   * partition is evaluated only over the values that can (a range leaf, evaluated first, that drops
+   * a partition after one search of its sort value set when none can).
+   */
+  private static final class Threshold {
+    final Entry worst;
+    final Key key;
+    final Plan.Node bounded;
+
+    Threshold(Entry worst, Plan plan, Schema schema) {
+      this.worst = worst;
+      Cursor c = worst.cursor;
+      this.key = Key.of(c.reader != null ? c.fields[0].valueBytes(worst.ranks[0]) : worst.bytes[0]);
+      int field = plan.orderFields[0];
+      if (!schema.fields().get(field).role().isFilterable()) {
+        this.bounded = plan.condition; // no postings to narrow by: the range check alone
+        return;
+      }
+      Plan.Node range =
+          plan.descending[0]
+              ? new Plan.Range(field, key, true, null, false)
+              : new Plan.Range(field, null, false, key, true);
+      Plan.Node[] children;
+      if (plan.condition instanceof Plan.And and) {
+        children = new Plan.Node[and.children().length + 1];
+        System.arraycopy(and.children(), 0, children, 1, and.children().length);
+      } else {
+        children = new Plan.Node[2];
+        children[1] = plan.condition;
+      }
+      children[0] = range;
+      this.bounded = new Plan.And(children);
     }
   }
 
