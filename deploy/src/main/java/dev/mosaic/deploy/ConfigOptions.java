@@ -3,6 +3,7 @@ package dev.mosaic.deploy;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.UUID;
 import picocli.CommandLine.Option;
 
 /** The options every command takes to find its configuration. Not thread safe. */
@@ -21,5 +22,20 @@ final class ConfigOptions {
 
   MosaicConfig load() {
     return MosaicConfig.load(file, overrides);
+  }
+
+  /**
+   * As {@link #load()}, but when no ZooKeeper digest password is configured, uses a random one for
+   * this run: every node of a one-JVM cluster shares it, nobody else can write the znodes.
+   */
+  MosaicConfig loadWithThrowawayZooKeeperCredential() {
+    MosaicConfig config = load();
+    String key = "mosaic.transport.zookeeper.digest-password";
+    if (!config.config().getString(key).isEmpty()) {
+      return config;
+    }
+    Map<String, String> withSecret = new LinkedHashMap<>(overrides);
+    withSecret.put(key, UUID.randomUUID().toString());
+    return MosaicConfig.load(file, withSecret);
   }
 }

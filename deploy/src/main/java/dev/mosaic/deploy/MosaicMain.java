@@ -153,7 +153,7 @@ public final class MosaicMain implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      MosaicConfig config = options.load();
+      MosaicConfig config = options.loadWithThrowawayZooKeeperCredential();
       PrintStream out = System.out;
       LocalCluster cluster = new LocalCluster(config);
       CountDownLatch stopped = stopOnShutdown("local-cluster", cluster);

@@ -1,5 +1,6 @@
 package dev.mosaic.deploy;
 
+import dev.mosaic.transport.ZooKeeperSecurity;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -8,7 +9,9 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
  * Curator clients as every role of the launcher makes them: the configured session and connection
- * timeouts, exponential backoff between retries (250 ms up to 5 s).
+ * timeouts, exponential backoff between retries (250 ms up to 5 s), and the ZooKeeper digest
+ * credential of {@code mosaic.transport.zookeeper} so the znodes they create are writable only by
+ * the pipeline's own nodes.
  *
  * <p>Thread safety: stateless.
  */
@@ -22,11 +25,13 @@ final class ZooKeeperClients {
    */
   static CuratorFramework started(String connect, MosaicConfig config) throws IOException {
     CuratorFramework client =
-        CuratorFrameworkFactory.builder()
-            .connectString(connect)
-            .sessionTimeoutMs((int) config.zkSessionTimeout.toMillis())
-            .connectionTimeoutMs((int) config.zkConnectionTimeout.toMillis())
-            .retryPolicy(new ExponentialBackoffRetry(250, 20, 5000))
+        ZooKeeperSecurity.fromConfig(config.config())
+            .applyTo(
+                CuratorFrameworkFactory.builder()
+                    .connectString(connect)
+                    .sessionTimeoutMs((int) config.zkSessionTimeout.toMillis())
+                    .connectionTimeoutMs((int) config.zkConnectionTimeout.toMillis())
+                    .retryPolicy(new ExponentialBackoffRetry(250, 20, 5000)))
             .build();
     client.start();
     try {
