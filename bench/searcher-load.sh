@@ -44,6 +44,9 @@ cp -r "$PRISTINE" "$STORE"
 rm -f "$STORE/.complete"
 
 echo "== starting the searcher on port $PORT"
+# Republishing goes through the admin upload endpoint, which needs the operator token.
+MOSAIC_ADMIN_TOKEN="${MOSAIC_ADMIN_TOKEN:-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
+export MOSAIC_ADMIN_TOKEN
 cat > "$WORK/searcher-logback.xml" <<'XML'
 <configuration>
   <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">

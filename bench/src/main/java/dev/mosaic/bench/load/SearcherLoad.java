@@ -34,6 +34,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     subcommands = {SearcherLoad.Generate.class, SearcherLoad.Run.class})
 public final class SearcherLoad implements Runnable {
+  /** The operator token the searcher under test was started with (admin upload endpoint). */
+  private static final String ADMIN_TOKEN = System.getenv().getOrDefault("MOSAIC_ADMIN_TOKEN", "");
+
   /** Entry point. */
   public static void main(String[] args) {
     System.exit(new CommandLine(new SearcherLoad()).execute(args));
@@ -388,6 +391,7 @@ public final class SearcherLoad implements Runnable {
             HttpResponse<String> r =
                 client.send(
                     HttpRequest.newBuilder(URI.create(url + "/partitions/" + p + "/versions/" + v))
+                        .header("Authorization", "Bearer " + ADMIN_TOKEN)
                         .PUT(HttpRequest.BodyPublishers.ofByteArray(file))
                         .build(),
                     HttpResponse.BodyHandlers.ofString());
