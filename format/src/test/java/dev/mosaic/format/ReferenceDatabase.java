@@ -53,7 +53,7 @@ final class ReferenceDatabase {
       order = order.thenComparing(o.descending() ? key.reversed() : key);
     }
     hits.sort(order); // stable: partition order, then document id
-    int from = (int) Math.min(hits.size(), query.skip());
+    int from = Math.min(hits.size(), query.skip());
     int to = (int) Math.min(hits.size(), (long) from + query.limit());
     return new ArrayList<>(hits.subList(from, to));
   }

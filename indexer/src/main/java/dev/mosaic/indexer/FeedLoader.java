@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -204,7 +205,7 @@ public final class FeedLoader implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("following the feeds topic failed; snapshots there are no longer loaded", e);
     } finally {
-      feedsConsumer.close(Duration.ofSeconds(5));
+      feedsConsumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 

@@ -52,7 +52,7 @@ final class Aggregator {
     facetFields = new int[nf];
     facetKeys = new Key[nf][];
     facetValueCounts = new long[nf][];
-    facetMaps = new Object2LongOpenCustomHashMap[nf];
+    facetMaps = newFacetMaps(nf);
     for (int i = 0; i < nf; i++) {
       Facet f = this.facets.get(i);
       int index = Plan.indexOf(schema, f.field());
@@ -328,7 +328,7 @@ final class Aggregator {
           entries.add(new Aggregation.Entry(request.values().get(k), facetValueCounts[i][k]));
         }
       } else {
-        List<Map.Entry<byte[], Long>> all = new ArrayList<>(facetMaps[i].entrySet());
+        List<Map.Entry<byte[], Long>> all = new ArrayList<>(facetMaps[i].object2LongEntrySet());
         Comparator<Map.Entry<byte[], Long>> byValue =
             (a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey());
         if (request.kind() == Facet.Kind.TOP) {
@@ -363,5 +363,10 @@ final class Aggregator {
               b));
     }
     return new Aggregation(count, facetResults, statsResults);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"}) // generic array creation
+  private static Object2LongOpenCustomHashMap<byte[]>[] newFacetMaps(int n) {
+    return new Object2LongOpenCustomHashMap[n];
   }
 }
