@@ -77,7 +77,7 @@ import org.slf4j.LoggerFactory;
  *       change arrived for the debounce (default 1 s), or at the latest after the maximum delay
  *       (default 10 s) since its first change, on up to {@code rebuildThreads} threads (default:
  *       the available cores). A rebuild writes {@code
- *       <outputDir>/v<schema>/<partition>/<version>.yocto} with the format's {@link
+ *       <outputDir>/v<schema>/<partition>/<version>.mosaic} with the format's {@link
  *       DatabaseBuilder} (documents ordered by key hash: the same offers give the same bytes),
  *       records it in the {@link IndexManifest} and hands it to the {@link PartitionSender}. The
  *       newest {@code retainVersions} files per partition are kept (and any still being sent);
@@ -551,8 +551,8 @@ public final class IndexerNode implements AutoCloseable {
       PartitionFileId id = new PartitionFileId(current.version(), p, version);
       Path dir = config.outputDir.resolve("v" + current.version()).resolve(Integer.toString(p));
       Files.createDirectories(dir);
-      Path tmp = dir.resolve("." + version + ".yocto.tmp");
-      Path file = dir.resolve(version + ".yocto");
+      Path tmp = dir.resolve("." + version + ".mosaic.tmp");
+      Path file = dir.resolve(version + ".mosaic");
       builder.writeTo(tmp);
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
       if (states.get(p) != s) {
@@ -620,18 +620,18 @@ public final class IndexerNode implements AutoCloseable {
   /** Deletes all but the newest retained versions of a partition, unless still being sent. */
   private void prune(Path dir) {
     SortedSet<Long> versions = new TreeSet<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.yocto")) {
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.mosaic")) {
       for (Path f : files) {
         String name = f.getFileName().toString();
         try {
-          versions.add(Long.parseLong(name.substring(0, name.length() - ".yocto".length())));
+          versions.add(Long.parseLong(name.substring(0, name.length() - ".mosaic".length())));
         } catch (NumberFormatException ignored) {
           LOG.debug("not a partition file: {}", f);
         }
       }
       List<Long> old = new ArrayList<>(versions);
       for (int i = 0; i < old.size() - config.retainVersions; i++) {
-        Path f = dir.resolve(old.get(i) + ".yocto");
+        Path f = dir.resolve(old.get(i) + ".mosaic");
         if (!sending.contains(f)) {
           Files.deleteIfExists(f);
         }

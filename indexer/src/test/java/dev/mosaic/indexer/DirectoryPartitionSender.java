@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A real, simple {@link PartitionSender}: copies each file into {@code <dir>/v<schema>/<partition>/
- * <version>.yocto} (through a temporary name and an atomic rename) and reports it accepted by one
+ * <version>.mosaic} (through a temporary name and an atomic rename) and reports it accepted by one
  * datacenter. Remembers every id it delivered, in order.
  */
 final class DirectoryPartitionSender implements PartitionSender {
@@ -45,7 +45,7 @@ final class DirectoryPartitionSender implements PartitionSender {
   Path path(PartitionFileId id) {
     return dir.resolve("v" + id.schemaVersion())
         .resolve(Integer.toString(id.partition()))
-        .resolve(id.version() + ".yocto");
+        .resolve(id.version() + ".mosaic");
   }
 
   List<PartitionFileId> delivered() {
