@@ -191,16 +191,10 @@ public final class PartitionMerge {
       if (!field.role().isFilterable()) {
         return false;
       }
-      if (options.bloomFields().contains(field.name())
-          || (options.autoBloomFilters() && DatabaseWriter.autoBloomApplies(documents, distinct))) {
-        return true;
-      }
-      for (DatabaseReader input : inputs) {
-        if (input.hasBloomFilter(field.name())) {
-          return true;
-        }
-      }
-      return false;
+      // the writer's rules on the merged partition: an input's filter may have come from the
+      // automatic rule on that input's statistics, which the merged partition need not meet
+      return options.bloomFields().contains(field.name())
+          || (options.autoBloomFilters() && DatabaseWriter.autoBloomApplies(documents, distinct));
     }
 
     /** Writes to a temporary file beside the output, then renames it; returns the size. */
@@ -581,17 +575,12 @@ public final class PartitionMerge {
         throw corrupt(input, k, "claims " + size + " bytes from " + compressed.byteSize());
       }
       byte[] result = new byte[(int) size];
+      // array to array: the pure-Java decompressor is much slower on direct buffers
+      byte[] source = compressed.toArray(ValueLayout.JAVA_BYTE);
       LZ4SafeDecompressor decompressor = PayloadBlocks.LZ4.safeDecompressor();
       int produced;
       try {
-        produced =
-            decompressor.decompress(
-                compressed.asByteBuffer(),
-                0,
-                (int) compressed.byteSize(),
-                java.nio.ByteBuffer.wrap(result),
-                0,
-                result.length);
+        produced = decompressor.decompress(source, 0, source.length, result, 0, result.length);
       } catch (LZ4Exception e) {
         throw corrupt(input, k, "cannot decompress: " + e.getMessage());
       }
