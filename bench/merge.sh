@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Partition merge benchmark (see bench/README.md, "Partition merge"): builds 16 cars partition
-# files (400k offers from the cars generator, routed by dedup key), then measures merging them with
+# files (200k offers from the cars generator, routed by dedup key), then measures merging them with
 # DatabaseMerger against rebuilding the same documents with DatabaseBuilder from the serialized
 # offers: median wall time and bytes allocated on the calling thread, and the largest heap in use
 # after a GC. Ends with

@@ -57,8 +57,8 @@ public final class MergeBenchmark implements Callable<Integer> {
   @Option(names = "--partitions", description = "Partitions to merge (default 16).")
   int partitions = 16;
 
-  @Option(names = "--offers", description = "Offers in all partitions (default 400000).")
-  int offers = 400_000;
+  @Option(names = "--offers", description = "Offers in all partitions (default 200000).")
+  int offers = 200_000;
 
   @Option(names = "--warmup", description = "Warmup rounds (default 2).")
   int warmup = 2;
@@ -285,9 +285,11 @@ public final class MergeBenchmark implements Callable<Integer> {
                 });
     long peak = 0;
     while (!done.isDone()) {
+      long t = System.nanoTime();
       System.gc();
       peak = Math.max(peak, heapUsed());
-      Thread.sleep(5);
+      // let the task run at least nine times as long as the collections take
+      Thread.sleep(Math.max(10, (System.nanoTime() - t) * 9 / 1_000_000));
     }
     worker.join();
     done.get();

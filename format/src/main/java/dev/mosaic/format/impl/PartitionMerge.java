@@ -558,15 +558,28 @@ public final class PartitionMerge {
           } else {
             for (int k = 0; k < b.blockCount(); k++) {
               byte[] block = decompress(input, b, k);
-              out.write(block, 0, block.length);
+              out.write(
+                  block,
+                  0,
+                  (int)
+                      (b.logical(b.blockFirstDocument(k + 1))
+                          - b.logical(b.blockFirstDocument(k))));
             }
           }
         }
       }
     }
 
-    /** Decompresses one block of an input, checking its size. */
-    private static byte[] decompress(DatabaseReader input, PayloadBlocks b, int k) {
+    /** Reused buffers for decompressing input blocks. */
+    private byte[] compressedScratch = new byte[0];
+
+    private byte[] decompressedScratch = new byte[0];
+
+    /**
+     * Decompresses one block of an input, checking its size; the bytes are the returned array's
+     * first {@code logical(last) - logical(first)} bytes, valid until the next call.
+     */
+    private byte[] decompress(DatabaseReader input, PayloadBlocks b, int k) {
       long from = b.logical(b.blockFirstDocument(k));
       long to = b.logical(b.blockFirstDocument(k + 1));
       MemorySegment compressed = b.compressedBlock(k);
@@ -574,13 +587,20 @@ public final class PartitionMerge {
       if (size < 0 || size > 255L * compressed.byteSize() + 64) {
         throw corrupt(input, k, "claims " + size + " bytes from " + compressed.byteSize());
       }
-      byte[] result = new byte[(int) size];
+      int length = (int) compressed.byteSize();
+      if (compressedScratch.length < length) {
+        compressedScratch = new byte[Math.max(length, compressedScratch.length * 2)];
+      }
+      if (decompressedScratch.length < size) {
+        decompressedScratch = new byte[(int) Math.max(size, decompressedScratch.length * 2L)];
+      }
       // array to array: the pure-Java decompressor is much slower on direct buffers
-      byte[] source = compressed.toArray(ValueLayout.JAVA_BYTE);
+      MemorySegment.copy(compressed, ValueLayout.JAVA_BYTE, 0, compressedScratch, 0, length);
+      byte[] result = decompressedScratch;
       LZ4SafeDecompressor decompressor = PayloadBlocks.LZ4.safeDecompressor();
       int produced;
       try {
-        produced = decompressor.decompress(source, 0, source.length, result, 0, result.length);
+        produced = decompressor.decompress(compressedScratch, 0, length, result, 0, (int) size);
       } catch (LZ4Exception e) {
         throw corrupt(input, k, "cannot decompress: " + e.getMessage());
       }
