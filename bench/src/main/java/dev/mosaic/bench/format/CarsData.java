@@ -5,6 +5,7 @@ import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseBuilder;
@@ -86,11 +87,14 @@ final class CarsData {
             for (int p = 0; p < PARTITIONS; p++) {
               out[p] = new BufferedOutputStream(Files.newOutputStream(offersFile(tmp, p)), 16_384);
             }
+            Progress progress = Progress.start("cars offers", DOCUMENTS, "offers");
             for (int i = 0; i < DOCUMENTS; i++) {
               CarOffer car = generator.next();
               car.writeDelimitedTo(
                   out[OfferPartitioning.partitionOf(car.getDedupKey(), PARTITIONS)]);
+              progress.advance();
             }
+            progress.done();
           } finally {
             for (OutputStream o : out) {
               if (o != null) {
@@ -141,6 +145,7 @@ final class CarsData {
     long nanos = 0;
     long fileBytes = 0;
     long payloadBytes = 0;
+    Progress progress = Progress.start("cars ours", PARTITIONS, "partitions");
     for (int p = 0; p < PARTITIONS; p++) {
       List<CarOffer> offers = readOffers(offersDirectory, p);
       List<Document> docs = new ArrayList<>(offers.size());
@@ -159,7 +164,9 @@ final class CarsData {
       nanos += System.nanoTime() - start;
       documents += docs.size();
       fileBytes += Files.size(file);
+      progress.advance();
     }
+    progress.done();
     return new BuildStats(documents, nanos, fileBytes, payloadBytes);
   }
 
@@ -196,13 +203,17 @@ final class CarsData {
                       new IndexWriterConfig()
                           .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
                           .setRAMBufferSizeMB(256))) {
+            Progress progress = Progress.start("cars lucene", PARTITIONS, "partitions");
             for (int p = 0; p < PARTITIONS; p++) {
               for (CarOffer car : readOffers(offers, p)) {
                 writer.addDocument(FACETS.build(luceneDocument(car)));
               }
+              progress.advance();
             }
+            progress.note("merging to one segment");
             writer.forceMerge(1);
             writer.commit();
+            progress.done();
           }
         });
   }
