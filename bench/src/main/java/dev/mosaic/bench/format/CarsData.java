@@ -25,6 +25,8 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.facet.FacetsConfig;
+import org.apache.lucene.facet.sortedset.SortedSetDocValuesFacetField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.store.MMapDirectory;
@@ -34,8 +36,9 @@ import org.apache.lucene.util.Version;
  * The cars workload data: {@value #DOCUMENTS} offers from {@link CarOfferGenerator} (seed {@value
  * #SEED}) routed to {@code PARTITIONS} (1024) partitions by dedup key ({@link OfferPartitioning});
  * our partition files of {@link CarsSchema#SCHEMA}; and one Lucene index of the same offers (string
- * fields as terms, numbers as points plus doc values for sorting, the serialized offer as a stored
- * field). All cached under {@link BenchDataRoot}.
+ * fields as terms, numbers as points plus doc values for sorting, mark, body type and year as
+ * sorted-set facet dimensions ({@link #FACETS}), the serialized offer as a stored field). All
+ * cached under {@link BenchDataRoot}.
  */
 final class CarsData {
   static final int DOCUMENTS = 500_000;
@@ -50,6 +53,18 @@ final class CarsData {
   private static final String GENERATOR_VERSION = "g1";
 
   static final String PAYLOAD = "payload";
+
+  /**
+   * Bump when the Lucene document changes, to invalidate the cached index ({@code f1}: facet
+   * dimensions added).
+   */
+  private static final String LUCENE_DOCUMENT_VERSION = "f1";
+
+  /**
+   * The facet dimensions of the Lucene index, all in the default sorted-set doc values field: mark,
+   * body type and year (as its decimal string), one value per document.
+   */
+  static final FacetsConfig FACETS = new FacetsConfig();
 
   private CarsData() {}
 
@@ -177,7 +192,9 @@ final class CarsData {
   static Path luceneDirectory() throws IOException {
     Path offers = offersDirectory();
     return BenchDataRoot.cached(
-        carsRoot().resolve("lucene-" + Version.LATEST + "-" + offersKey()),
+        carsRoot()
+            .resolve(
+                "lucene-" + Version.LATEST + "-" + LUCENE_DOCUMENT_VERSION + "-" + offersKey()),
         tmp -> {
           try (MMapDirectory directory = new MMapDirectory(tmp);
               IndexWriter writer =
@@ -189,7 +206,7 @@ final class CarsData {
             Progress progress = Progress.start("cars lucene", PARTITIONS, "partitions");
             for (int p = 0; p < PARTITIONS; p++) {
               for (CarOffer car : readOffers(offers, p)) {
-                writer.addDocument(luceneDocument(car));
+                writer.addDocument(FACETS.build(luceneDocument(car)));
               }
               progress.advance();
             }
@@ -223,7 +240,16 @@ final class CarsData {
     doc.add(new LongPoint(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
     doc.add(new NumericDocValuesField(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
     doc.add(new StoredField(PAYLOAD, car.toByteArray()));
+    facet(doc, CarsSchema.MARK, car.getMark());
+    facet(doc, CarsSchema.BODY_TYPE, car.getBodyType());
+    facet(doc, CarsSchema.YEAR, Integer.toString(car.getYear()));
     return doc;
+  }
+
+  private static void facet(org.apache.lucene.document.Document doc, String dim, String value) {
+    if (!value.isEmpty()) {
+      doc.add(new SortedSetDocValuesFacetField(dim, value));
+    }
   }
 
   private static void string(org.apache.lucene.document.Document doc, String name, String value) {
