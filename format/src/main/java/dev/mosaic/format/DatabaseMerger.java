@@ -122,7 +122,7 @@ public final class DatabaseMerger {
     private final List<Object> inputs = new ArrayList<>();
     private Path output;
     private PayloadCompression compression = PayloadCompression.AUTO;
-    private int blockSize = 32 * 1024;
+    private int blockSize = PartitionMerge.DEFAULT_BLOCK_SIZE;
     private boolean copyCompressedBlocks = true;
     private final Set<String> bloomFields = new LinkedHashSet<>();
     private boolean autoBloomFilters = true;
@@ -166,7 +166,8 @@ public final class DatabaseMerger {
     }
 
     /**
-     * Target uncompressed size of the LZ4 blocks compressed during the merge (default 32 KiB).
+     * Target uncompressed size of the LZ4 blocks compressed during the merge (default: {@link
+     * DatabaseBuilder}'s default).
      *
      * @throws IllegalArgumentException when not positive
      */

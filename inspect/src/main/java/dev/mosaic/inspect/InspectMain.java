@@ -195,8 +195,9 @@ public final class InspectMain implements Runnable {
 
     @Option(
         names = "--block-size",
-        description = "Target size of LZ4 blocks compressed by the merge (default 32768).")
-    int blockSize = 32 * 1024;
+        description =
+            "Target size of LZ4 blocks compressed by the merge (default ${DEFAULT-VALUE}).")
+    int blockSize = dev.mosaic.format.impl.PartitionMerge.DEFAULT_BLOCK_SIZE;
 
     @Option(
         names = "--reblock",

@@ -42,6 +42,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 public final class PartitionMerge {
   private PartitionMerge() {}
 
+  /** The writer's default target size of one payload block. */
+  public static final int DEFAULT_BLOCK_SIZE = DatabaseWriter.DEFAULT_BLOCK_SIZE;
+
   /** Merge options (see {@link DatabaseMerger.Builder}). */
   public record Options(
       PayloadCompression compression,
@@ -584,7 +587,9 @@ public final class PartitionMerge {
       long to = b.logical(b.blockFirstDocument(k + 1));
       MemorySegment compressed = b.compressedBlock(k);
       long size = to - from;
-      if (size < 0 || size > 255L * compressed.byteSize() + 64) {
+      if (size < 0
+          || size > 255L * compressed.byteSize() + 64
+          || compressed.byteSize() > Integer.MAX_VALUE) {
         throw corrupt(input, k, "claims " + size + " bytes from " + compressed.byteSize());
       }
       int length = (int) compressed.byteSize();
