@@ -30,6 +30,12 @@ final class CompositeDictionary {
   /** Estimated heap bytes of a distinct value beyond its bytes (map entry, boxes, arrays). */
   private static final int PER_VALUE_OVERHEAD = 160;
 
+  /**
+   * Above this many (partition, value) entries, a field with more than one distinct value per two
+   * documents is taken for an id and gets no dictionary.
+   */
+  private static final long HIGH_CARDINALITY_ENTRIES = 1 << 16;
+
   private static final Field UNAVAILABLE = new Field(null, null, null, null, false, 0);
 
   private final DatabaseReader[] readers;
@@ -85,8 +91,12 @@ final class CompositeDictionary {
       entries += r.field(index).valueCount;
     }
     long estimate = entries * 8;
-    if (estimate > budgetLeft) {
-      return null;
+    long documents = 0;
+    for (DatabaseReader r : readers) {
+      documents += r.documents();
+    }
+    if (estimate > budgetLeft || (entries > HIGH_CARDINALITY_ENTRIES && entries > documents / 2)) {
+      return null; // over budget, or about one value per document (an id): not worth it
     }
     HashMap<ByteBuffer, Integer> ids = new HashMap<>();
     List<byte[]> values = new ArrayList<>();
