@@ -7,6 +7,7 @@
 #   RESULT indexer docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<> snapshot_to_files_ms=<>
 # Extra arguments go to the tool, e.g. --offers 100000 --changed 0.05 --debounce-ms 200.
 # Environment: HEAP (default 6g).
+# The output is kept in bench/target/results/indexer.txt and drawn into bench/results/indexer.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/select-jdk.sh
@@ -27,6 +28,9 @@ cat > "$LOGBACK" <<'XML'
 XML
 
 CP="bench/target/classes:$(cat bench/target/classpath.txt)"
-exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+mkdir -p bench/target/results
+java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" \
-  -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@"
+  -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
+NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/indexer.txt \
+  || echo "WARNING: the chart of bench/target/results/indexer.txt was not drawn (reason above)" >&2

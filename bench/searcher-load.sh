@@ -7,6 +7,8 @@
 #
 # Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), CONCURRENCY (2,4,8,16),
 # STEP_SECONDS (20), WARMUP_SECONDS (15), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
+# The load tool's output is kept in bench/target/results/searcher-load.txt and drawn into
+# bench/results/searcher-load.png (bench/charts.sh redraws it later without rerunning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/select-jdk.sh
@@ -69,3 +71,7 @@ java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${LO
   --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
   --concurrency "$CONCURRENCY" --step-seconds "$STEP_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
   | tee "$WORK/load.log"
+mkdir -p bench/target/results
+cp "$WORK/load.log" bench/target/results/searcher-load.txt
+NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/searcher-load.txt \
+  || echo "WARNING: the chart of bench/target/results/searcher-load.txt was not drawn (reason above)" >&2

@@ -13,6 +13,8 @@
 # Environment knobs: SIZE_MB (1024), PEERS (3), PARTITIONS (1024), FILE_MB (2), DCS (3), PER_DC (3),
 # TLS (on: mutual TLS with a throwaway cluster CA, as in production; off: plaintext), WORK (bench/target/transport),
 # BENCH_OPTS (extra JVM flags).
+# The output is kept in bench/target/results/transport.txt and drawn into bench/results/transport.png
+# (bench/charts.sh redraws it later without rerunning).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/select-jdk.sh
@@ -50,3 +52,7 @@ java $FLAGS -Xmx2g -Dlogback.configurationFile="$LOGBACK" ${BENCH_OPTS:-} -cp "$
   --work "$WORK" --size-mb "$SIZE_MB" --peers "$PEERS" --partitions "$PARTITIONS" \
   --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" --tls "$TLS" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
 grep '^RESULT' "${WORK%/}.log"
+mkdir -p bench/target/results
+cp "${WORK%/}.log" bench/target/results/transport.txt
+NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/transport.txt \
+  || echo "WARNING: the chart of bench/target/results/transport.txt was not drawn (reason above)" >&2

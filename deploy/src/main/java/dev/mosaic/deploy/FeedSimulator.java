@@ -76,9 +76,23 @@ public final class FeedSimulator implements Closeable {
   }
 
   /** Publishes every partner's current snapshot, in the calling thread. */
-  public synchronized void publishAll() throws Exception {
+  public void publishAll() throws Exception {
+    publishAll((done, total) -> {});
+  }
+
+  /** Progress of {@link #publishAll(Progress)}. */
+  @FunctionalInterface
+  public interface Progress {
+    /** Called in the publishing thread after each partner's snapshot. */
+    void published(int done, int total);
+  }
+
+  /** Publishes every partner's current snapshot, in the calling thread, telling the progress. */
+  public synchronized void publishAll(Progress progress) throws Exception {
+    int done = 0;
     for (String partner : partners.keySet()) {
       publish(partner);
+      progress.published(++done, partners.size());
     }
   }
 

@@ -6,7 +6,8 @@ import dev.mosaic.indexer.RebuildListener;
 import dev.mosaic.indexer.ZooKeeperIndexManifest;
 import dev.mosaic.transport.TransportSender;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * One indexer as the launcher runs it: an {@link IndexerNode} in the indexers' consumer group,
  * recording versions in the {@link ZooKeeperIndexManifest} and handing files to its own {@link
  * TransportSender} (one copy per datacenter, which then advances the partition manifest), with its
- * own Curator client.
+ * own Curator client; optionally serving its meters at {@code /metrics} (see {@link
+ * #metricsEndpoint}).
  *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED, by CAS.
  *
@@ -50,12 +52,17 @@ public final class IndexerRole implements Closeable {
   private CuratorFramework curator;
   private TransportSender sender;
   private IndexerNode node;
+  private String metricsHost;
+  private int metricsPort;
+  private MetricsEndpoint metrics;
 
   /**
    * A LATENT indexer.
    *
    * @param system a shared classic actor system for the sender, or null for a private one
    * @param listener told about every rebuilt file
+   * @param registry where the node and its sender register their meters, or null for a Prometheus
+   *     registry of its own (needed by {@link #metricsEndpoint})
    */
   public IndexerRole(
       String nodeId,
@@ -75,7 +82,32 @@ public final class IndexerRole implements Closeable {
     this.bootstrapServers = Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     this.system = system;
     this.listener = listener == null ? (id, file, documents) -> {} : listener;
-    this.registry = registry == null ? new SimpleMeterRegistry() : registry;
+    this.registry =
+        registry == null ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : registry;
+  }
+
+  /**
+   * Serves the indexer's meters at {@code http://host:port/metrics} once started.
+   *
+   * @param port 0 for any free port
+   * @throws IllegalStateException unless LATENT, or when the registry given to the constructor is
+   *     not a Prometheus registry
+   */
+  public IndexerRole metricsEndpoint(String host, int port) {
+    if (state.get() != State.LATENT) {
+      throw new IllegalStateException("indexer " + nodeId + " is " + state.get());
+    }
+    if (!(registry instanceof PrometheusMeterRegistry)) {
+      throw new IllegalStateException(
+          "indexer "
+              + nodeId
+              + " registers its meters in a "
+              + registry.getClass().getSimpleName()
+              + ", which cannot be served at /metrics: pass a PrometheusMeterRegistry or null");
+    }
+    this.metricsHost = Objects.requireNonNull(host, "host");
+    this.metricsPort = port;
+    return this;
   }
 
   /**
@@ -121,8 +153,15 @@ public final class IndexerRole implements Closeable {
               .retainVersions(ic.retainVersions)
               .meterRegistry(registry)
               .rebuildListener(listener)
+              .nodeName(nodeId)
               .build();
       node.start();
+      if (metricsHost != null) {
+        metrics =
+            new MetricsEndpoint(
+                    nodeId, metricsHost, metricsPort, (PrometheusMeterRegistry) registry)
+                .start();
+      }
       LOG.info("indexer {} started, writing to {}", nodeId, outputDir);
       return this;
     } catch (Exception e) {
@@ -148,6 +187,17 @@ public final class IndexerRole implements Closeable {
     return node;
   }
 
+  /** The registry of the node's and its sender's meters. */
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  /** The {@code /metrics} address, or null when not served. */
+  public String metricsUrl() {
+    MetricsEndpoint m = metrics;
+    return m == null ? null : m.url();
+  }
+
   /** The sender. */
   public TransportSender sender() {
     return sender;
@@ -158,6 +208,9 @@ public final class IndexerRole implements Closeable {
   public void close() {
     if (state.getAndSet(State.CLOSED) == State.CLOSED) {
       return;
+    }
+    if (metrics != null) {
+      metrics.close();
     }
     if (node != null) {
       try {

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.kafka.clients.admin.Admin;
@@ -72,10 +74,30 @@ public final class LocalCluster implements Closeable {
   private FeedSimulator simulator;
   private FreshnessProbe probe;
   private long startedAtNanos;
+  private volatile Consumer<String> progress = step -> {};
 
   /** A LATENT cluster of this configuration. */
   public LocalCluster(MosaicConfig config) {
     this.config = Objects.requireNonNull(config, "config");
+  }
+
+  /**
+   * Tells {@code sink} each step of {@link #start()} as it happens, one line each, prefixed with
+   * the seconds since the start (ZooKeeper and Kafka up, topics, searchers and indexers started,
+   * partners' first snapshots published, searchers ready and partitions served while waiting).
+   *
+   * @param sink called from the starting thread; must not block
+   */
+  public LocalCluster onProgress(Consumer<String> sink) {
+    this.progress = Objects.requireNonNull(sink, "sink");
+    return this;
+  }
+
+  private void step(String format, Object... args) {
+    double seconds = (System.nanoTime() - startedAtNanos) / 1e9;
+    String line = String.format(Locale.ROOT, "[%6.1fs] ", seconds) + String.format(format, args);
+    LOG.info("{}", line);
+    progress.accept(line);
   }
 
   /**
@@ -106,8 +128,10 @@ public final class LocalCluster implements Closeable {
               .build()
               .start();
       zkConnect = zooKeeper.connectString();
+      step("ZooKeeper up at %s", zkConnect);
     } else {
       zkConnect = config.zkConnect;
+      step("using ZooKeeper at %s", zkConnect);
     }
     if (config.kafkaBootstrap.isEmpty()) {
       kafka =
@@ -117,11 +141,16 @@ public final class LocalCluster implements Closeable {
               .build()
               .start();
       bootstrapServers = kafka.bootstrapServers();
+      step("Kafka (KRaft) up at %s", bootstrapServers);
     } else {
       bootstrapServers = config.kafkaBootstrap;
+      step("using Kafka at %s", bootstrapServers);
     }
     if (config.createTopics) {
       Topics.ensure(config, bootstrapServers);
+      step(
+          "topics %s (%d partitions) and %s ready",
+          config.offersTopic, config.topicPartitions, config.deadLetterTopic);
     }
     system = ActorSystem.create("mosaic", pekkoConfig(config));
     statusClient = ZooKeeperClients.started(zkConnect, config);
@@ -129,6 +158,7 @@ public final class LocalCluster implements Closeable {
     manifest.start();
 
     int k = 0;
+    int searcherCount = config.searcher.dcs.size() * config.searcher.nodesPerDc;
     for (String dc : config.searcher.dcs) {
       for (int j = 1; j <= config.searcher.nodesPerDc; j++, k++) {
         String id = dc + "-" + j;
@@ -146,10 +176,14 @@ public final class LocalCluster implements Closeable {
         synchronized (this) {
           searchers.put(id, role);
         }
+        step("searcher %s started (%d/%d) at %s", id, k + 1, searcherCount, role.httpAddress());
       }
     }
     for (int i = 1; i <= config.indexer.nodes; i++) {
-      startIndexer("indexer-" + i);
+      IndexerRole role = startIndexer("indexer-" + i);
+      step(
+          "indexer %s started (%d/%d), metrics at %s",
+          role.nodeId(), i, config.indexer.nodes, role.metricsUrl());
     }
     loader =
         FeedLoader.builder()
@@ -167,18 +201,55 @@ public final class LocalCluster implements Closeable {
         };
     simulator = new FeedSimulator(config.feed, sink, Clock.systemUTC());
     probe = new FreshnessProbe(config.probe, sink, this::runningSearchers);
-    simulator.publishAll();
-    LOG.info(
-        "published the first snapshots of {} partners ({} offers)",
-        simulator.partnerCount(),
-        simulator.offerCount());
-    awaitConverged(config.local.readyTimeout);
+    int every = Math.max(1, simulator.partnerCount() / 5);
+    simulator.publishAll(
+        (done, total) -> {
+          if (done % every == 0 || done == total) {
+            step("feed loaded %d/%d partners", done, total);
+          }
+        });
+    step(
+        "first snapshots of %d partners published (%d offers); waiting for the indexers and"
+            + " searchers",
+        simulator.partnerCount(), simulator.offerCount());
+    awaitConverged(config.local.readyTimeout, this::reportWaiting);
     simulator.start();
     probe.start();
-    LOG.info(
-        "local cluster ready in {} ms",
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAtNanos));
+    step("local cluster ready: %d searchers serve every built partition", searcherCount);
     return this;
+  }
+
+  private String lastWaiting = "";
+  private long lastWaitingNanos;
+
+  /** One progress line while waiting, when something changed or every 5 s. */
+  private void reportWaiting() {
+    ClusterStatus s = status();
+    int idle = 0;
+    List<IndexerRole> is = runningIndexers();
+    for (IndexerRole i : is) {
+      idle += i.node().isIdle() ? 1 : 0;
+    }
+    int current = s.dcs().stream().mapToInt(ClusterStatus.Dc::current).min().orElse(0);
+    String line =
+        String.format(
+            Locale.ROOT,
+            "indexers idle %d/%d, partitions built %d/%d, searchers ready %d/%d, partitions served"
+                + " at the latest version %d/%d",
+            idle,
+            is.size(),
+            s.partitionsBuilt(),
+            config.partitions,
+            s.searchersReady(),
+            s.searchers(),
+            current,
+            s.partitionsBuilt());
+    long now = System.nanoTime();
+    if (!line.equals(lastWaiting) || now - lastWaitingNanos > TimeUnit.SECONDS.toNanos(5)) {
+      lastWaiting = line;
+      lastWaitingNanos = now;
+      step("%s", line);
+    }
   }
 
   static Config pekkoConfig(MosaicConfig config) {
@@ -205,12 +276,21 @@ public final class LocalCluster implements Closeable {
    * @throws TimeoutException naming what is still missing
    */
   public void awaitConverged(Duration timeout) throws TimeoutException {
+    awaitConverged(timeout, () -> {});
+  }
+
+  private void awaitConverged(Duration timeout, Runnable eachSecond) throws TimeoutException {
     long deadline = System.nanoTime() + timeout.toNanos();
+    long nextReport = System.nanoTime();
     String missing = "";
     while (System.nanoTime() < deadline) {
       missing = notConverged();
       if (missing.isEmpty()) {
         return;
+      }
+      if (System.nanoTime() - nextReport >= 0) {
+        eachSecond.run();
+        nextReport = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100)); // polling cadence
     }
@@ -378,7 +458,8 @@ public final class LocalCluster implements Closeable {
       if (old != null && old.isRunning()) {
         throw new IllegalStateException("indexer " + nodeId + " is running");
       }
-      n = indexers.size();
+      // a restarted indexer keeps its position: same datacenter, same metrics port
+      n = old == null ? indexers.size() : List.copyOf(indexers.keySet()).indexOf(nodeId);
     }
     List<String> dcs = config.searcher.dcs;
     IndexerRole role =
@@ -392,6 +473,8 @@ public final class LocalCluster implements Closeable {
             system,
             null,
             null);
+    MosaicConfig.Indexer ic = config.indexer;
+    role.metricsEndpoint(ic.metricsHost, ic.metricsPort == 0 ? 0 : ic.metricsPort + n);
     role.start();
     synchronized (this) {
       indexers.put(nodeId, role);

@@ -275,6 +275,15 @@ public final class MosaicConfig {
     /** Output directory, or null for the default under the data directory. */
     public final Path outputDir;
 
+    /** Interface the indexer's {@code /metrics} endpoint binds. */
+    public final String metricsHost;
+
+    /**
+     * Port of the {@code /metrics} endpoint; 0 for any free port (in the local cluster a non-zero
+     * value is the first indexer's port and the next ones count up).
+     */
+    public final int metricsPort;
+
     Indexer(Config m) {
       nodes = nonNegative(m, "indexer.nodes");
       nodeId = nonEmpty(m, "indexer.node-id");
@@ -285,6 +294,8 @@ public final class MosaicConfig {
       rebuildThreads = positive(m, "indexer.rebuild-threads");
       retainVersions = positive(m, "indexer.retain-versions");
       outputDir = optionalPath(m, "indexer.output-dir");
+      metricsHost = nonEmpty(m, "indexer.metrics-host");
+      metricsPort = port(m, "indexer.metrics-port");
     }
   }
 

@@ -155,7 +155,7 @@ public final class MosaicMain implements Runnable {
     public Integer call() throws Exception {
       MosaicConfig config = options.loadWithThrowawayZooKeeperCredential();
       PrintStream out = System.out;
-      LocalCluster cluster = new LocalCluster(config);
+      LocalCluster cluster = new LocalCluster(config).onProgress(out::println);
       CountDownLatch stopped = stopOnShutdown("local-cluster", cluster);
       int total = config.searcher.dcs.size() * config.searcher.nodesPerDc;
       out.printf(
@@ -188,6 +188,10 @@ public final class MosaicMain implements Runnable {
         addresses.add(s.httpAddress());
         everReady.add(s.nodeId());
         out.printf("  %-8s %-6s %s%n", s.nodeId(), s.dc(), s.httpAddress());
+      }
+      out.println("Indexers (Prometheus metrics):");
+      for (IndexerRole i : cluster.runningIndexers()) {
+        out.printf("  %-10s %s%n", i.nodeId(), i.metricsUrl());
       }
       String first = addresses.getFirst();
       out.println();
@@ -309,12 +313,13 @@ public final class MosaicMain implements Runnable {
       Path out = nodeDir(config, ic.outputDir, ic.nodeId, "out");
       ActorSystem system = ActorSystem.create("mosaic", LocalCluster.pekkoConfig(config));
       IndexerRole role =
-          new IndexerRole(ic.nodeId, ic.dc, out, config, zk, kafka, system, null, null);
+          new IndexerRole(ic.nodeId, ic.dc, out, config, zk, kafka, system, null, null)
+              .metricsEndpoint(ic.metricsHost, ic.metricsPort);
       CountDownLatch stopped = stopOnShutdown("indexer", role, system::terminate);
       role.start();
       System.out.printf(
-          "indexer %s in group %s, P=%d, writing %s%n",
-          ic.nodeId, ic.groupId, config.partitions, out);
+          "indexer %s in group %s, P=%d, writing %s, metrics at %s%n",
+          ic.nodeId, ic.groupId, config.partitions, out, role.metricsUrl());
       stopped.await();
       return 0;
     }

@@ -41,9 +41,16 @@ public interface Searchable {
    * Facet counts and field statistics over the documents matching {@code condition}, in one pass
    * over the partitions (the condition is evaluated once per partition for every request).
    *
+   * <p>Execution: per partition and faceted field, the cheaper way from the partition's statistics
+   * — the stored per-value counts when every document matches, the matching documents through
+   * document→value (FULL fields) when they are fewer than the postings a value walk would read,
+   * else each value's postings intersected with the filter (see FORMAT.md, "Aggregations").
+   *
    * <p>Memory: per query, scratch of one counter per distinct value of a faceted field in a
-   * partition (reused across partitions), plus, for {@link Facet.Kind#TOP} and {@link
-   * Facet.Kind#ALL} over a composite, one entry per distinct value having a match in any partition.
+   * partition (sized for the largest partition, reused across partitions), two rank→slot lists of
+   * the same bound per {@link Facet.Kind#TOP} or {@link Facet.Kind#ALL} facet, plus one entry per
+   * distinct value having a match in any partition. Nothing grows with the number of documents or
+   * partitions.
    *
    * @throws IllegalArgumentException for an unknown field, a facet on a non-filterable field, stats
    *     on a non-sortable field, or a value of the wrong type; the message names the field

@@ -230,7 +230,7 @@ class RandomizedDatabaseTest {
     }
   }
 
-  private static void checkAggregation(
+  static void checkAggregation(
       Searchable s,
       ReferenceDatabase reference,
       Schema schema,
@@ -263,7 +263,7 @@ class RandomizedDatabaseTest {
     }
   }
 
-  private static List<Hit> run(
+  static List<Hit> run(
       Searchable s, Query query, Map<Database, Integer> partitionOf, int stopAfter) {
     List<Hit> hits = new ArrayList<>();
     if (stopAfter == 0) {
@@ -283,7 +283,7 @@ class RandomizedDatabaseTest {
     return s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
   }
 
-  private static Schema randomSchema(Random random) {
+  static Schema randomSchema(Random random) {
     Schema.Builder b = Schema.builder().version(random.nextInt(5));
     int n = 1 + random.nextInt(5);
     for (int i = 0; i < n; i++) {
@@ -294,7 +294,7 @@ class RandomizedDatabaseTest {
     return b.build();
   }
 
-  private static Document randomDocument(Schema schema, Values values, Random random) {
+  static Document randomDocument(Schema schema, Values values, Random random) {
     Document.Builder b = Document.builder(schema);
     for (Field f : schema.fields()) {
       if (f.role().isSortable()) {
@@ -321,7 +321,7 @@ class RandomizedDatabaseTest {
     return b.build();
   }
 
-  private static Query randomQuery(Schema schema, Values values, Random random) {
+  static Query randomQuery(Schema schema, Values values, Random random) {
     Query q = Query.where(randomCondition(schema, values, random, 0));
     List<Field> sortable = schema.fields().stream().filter(f -> f.role().isSortable()).toList();
     if (!sortable.isEmpty() && random.nextInt(3) > 0) {
@@ -342,7 +342,7 @@ class RandomizedDatabaseTest {
     return q;
   }
 
-  private static Condition randomCondition(Schema schema, Values values, Random random, int depth) {
+  static Condition randomCondition(Schema schema, Values values, Random random, int depth) {
     List<Field> filterable = schema.fields().stream().filter(f -> f.role().isFilterable()).toList();
     int kind = random.nextInt(depth >= 2 || filterable.isEmpty() ? 1 : 10);
     if (filterable.isEmpty()) {
@@ -402,7 +402,7 @@ class RandomizedDatabaseTest {
   }
 
   /** Random values per type from small domains (duplicates) mixed with extremes. */
-  private static final class Values {
+  static final class Values {
     private final Random random;
     private final int domain;
 

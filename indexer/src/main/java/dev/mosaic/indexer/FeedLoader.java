@@ -5,10 +5,8 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
-import dev.mosaic.format.Schema;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URLEncoder;
@@ -484,51 +482,17 @@ public final class FeedLoader implements AutoCloseable {
       long tookMillis) {}
 
   /** Configures a {@link FeedLoader}. Not thread safe. */
-  public static final class Builder {
-    private String bootstrapServers;
-    private String offersTopic = OfferTopics.OFFERS;
-    private String deadLetterTopic = OfferTopics.DEAD_LETTERS;
-    private int partitions = OfferKeys.DEFAULT_PARTITIONS;
-    private Schema schema;
+  public static final class Builder extends OfferPipelineBuilder<Builder> {
     private Path stateDir;
     private String feedsTopic;
     private String feedsGroupId = OfferTopics.FEED_LOADER_GROUP;
     private final Map<String, String> producerProperties = new HashMap<>();
-    private MeterRegistry meterRegistry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
 
     private Builder() {}
 
-    /** Kafka bootstrap servers (required). */
-    public Builder bootstrapServers(String bootstrapServers) {
-      this.bootstrapServers = Objects.requireNonNull(bootstrapServers);
-      return this;
-    }
-
-    /** The offers topic (default {@value OfferTopics#OFFERS}); must exist. */
-    public Builder offersTopic(String topic) {
-      this.offersTopic = Objects.requireNonNull(topic);
-      return this;
-    }
-
-    /** The dead-letter topic (default {@value OfferTopics#DEAD_LETTERS}). */
-    public Builder deadLetterTopic(String topic) {
-      this.deadLetterTopic = Objects.requireNonNull(topic);
-      return this;
-    }
-
-    /** The number of index partitions P (default 1024); must equal the indexers'. */
-    public Builder partitions(int partitions) {
-      if (partitions < 1) {
-        throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
-      }
-      this.partitions = partitions;
-      return this;
-    }
-
-    /** The schema offers are checked against (required). */
-    public Builder schema(Schema schema) {
-      this.schema = Objects.requireNonNull(schema);
+    @Override
+    Builder self() {
       return this;
     }
 
@@ -559,12 +523,6 @@ public final class FeedLoader implements AutoCloseable {
     /** Overrides one Kafka producer property. */
     public Builder producerProperty(String key, String value) {
       producerProperties.put(key, value);
-      return this;
-    }
-
-    /** Where metrics go (default: a private simple registry). */
-    public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = Objects.requireNonNull(registry);
       return this;
     }
 

@@ -12,7 +12,6 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -797,17 +796,12 @@ public final class IndexerNode implements AutoCloseable {
   }
 
   /** Configures an {@link IndexerNode}. Not thread safe. */
-  public static final class Builder {
+  public static final class Builder extends OfferPipelineBuilder<Builder> {
     private String nodeName = "indexer";
-    private String bootstrapServers;
-    private String offersTopic = OfferTopics.OFFERS;
-    private String deadLetterTopic = OfferTopics.DEAD_LETTERS;
     private String groupId = OfferTopics.INDEXER_GROUP;
-    private int partitions = OfferKeys.DEFAULT_PARTITIONS;
     private int maxOfferBytes = FeedMessageLimits.DEFAULT.maxOfferBytes();
     private int maxOfferFields = FeedMessageLimits.DEFAULT.maxFields();
     private int createTopicsWithPartitions;
-    private Schema schema;
     private Path outputDir;
     private PartitionSender sender;
     private IndexManifest manifest;
@@ -817,11 +811,15 @@ public final class IndexerNode implements AutoCloseable {
     private int rebuildThreads = Runtime.getRuntime().availableProcessors();
     private int retainVersions = 2;
     private final Map<String, String> consumerProperties = new HashMap<>();
-    private MeterRegistry meterRegistry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
     private RebuildListener listener = (id, file, documents) -> {};
 
     private Builder() {}
+
+    @Override
+    Builder self() {
+      return this;
+    }
 
     /**
      * The node's name (default {@code indexer}): the {@code node} tag of its meters, so several
@@ -829,18 +827,6 @@ public final class IndexerNode implements AutoCloseable {
      */
     public Builder nodeName(String name) {
       this.nodeName = Objects.requireNonNull(name);
-      return this;
-    }
-
-    /** Kafka bootstrap servers (required). */
-    public Builder bootstrapServers(String bootstrapServers) {
-      this.bootstrapServers = Objects.requireNonNull(bootstrapServers);
-      return this;
-    }
-
-    /** The offers topic (default {@value OfferTopics#OFFERS}). */
-    public Builder offersTopic(String topic) {
-      this.offersTopic = Objects.requireNonNull(topic);
       return this;
     }
 
@@ -862,24 +848,9 @@ public final class IndexerNode implements AutoCloseable {
       return this;
     }
 
-    /** The dead-letter topic (default {@value OfferTopics#DEAD_LETTERS}). */
-    public Builder deadLetterTopic(String topic) {
-      this.deadLetterTopic = Objects.requireNonNull(topic);
-      return this;
-    }
-
     /** The consumer group (default {@value OfferTopics#INDEXER_GROUP}). */
     public Builder groupId(String groupId) {
       this.groupId = Objects.requireNonNull(groupId);
-      return this;
-    }
-
-    /** The number of index partitions P (default 1024); must equal the feed loader's. */
-    public Builder partitions(int partitions) {
-      if (partitions < 1) {
-        throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
-      }
-      this.partitions = partitions;
       return this;
     }
 
@@ -892,12 +863,6 @@ public final class IndexerNode implements AutoCloseable {
         throw new IllegalArgumentException("kafka partitions must be >= 1, got " + kafkaPartitions);
       }
       this.createTopicsWithPartitions = kafkaPartitions;
-      return this;
-    }
-
-    /** The schema offers are built with (required). */
-    public Builder schema(Schema schema) {
-      this.schema = Objects.requireNonNull(schema);
       return this;
     }
 
@@ -967,12 +932,6 @@ public final class IndexerNode implements AutoCloseable {
     /** Overrides one Kafka consumer property. */
     public Builder consumerProperty(String key, String value) {
       consumerProperties.put(key, value);
-      return this;
-    }
-
-    /** Where metrics go (default: a private simple registry). */
-    public Builder meterRegistry(MeterRegistry registry) {
-      this.meterRegistry = Objects.requireNonNull(registry);
       return this;
     }
 

@@ -38,7 +38,8 @@ public final class JsonQuery {
   private static final ObjectMapper MAPPER =
       new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final Set<String> SEARCH_KEYS =
-      Set.of("filter", "orderBy", "skip", "limit", "fields", "payload", "facets", "stats");
+      Set.of(
+          "filter", "orderBy", "skip", "limit", "fields", "payload", "facets", "stats", "explain");
   private static final Set<String> COUNT_KEYS = Set.of("filter", "facets", "stats");
 
   /** Largest {@code top} of a facet. */
@@ -54,9 +55,15 @@ public final class JsonQuery {
    * @param payload whether hits carry their payload
    * @param facets facet counts to compute over the matches
    * @param stats field statistics to compute over the matches
+   * @param explain whether to add the query's per-step trace ({@code Searchable.explain})
    */
   public record Search(
-      Query query, List<String> fields, boolean payload, List<Facet> facets, List<Stats> stats) {}
+      Query query,
+      List<String> fields,
+      boolean payload,
+      List<Facet> facets,
+      List<Stats> stats,
+      boolean explain) {}
 
   /**
    * A parsed count.
@@ -94,20 +101,15 @@ public final class JsonQuery {
     int skip = nonNegativeInt(root.get("skip"), "skip", 0, Integer.MAX_VALUE);
     int limit = nonNegativeInt(root.get("limit"), "limit", DEFAULT_LIMIT, maxLimit);
     List<String> fields = fields(root.get("fields"), schema);
-    boolean payload = true;
-    JsonNode p = root.get("payload");
-    if (p != null) {
-      if (!p.isBoolean()) {
-        throw new BadQueryException("payload: expected true or false but got " + describe(p));
-      }
-      payload = p.booleanValue();
-    }
+    boolean payload = bool(root.get("payload"), "payload", true);
+    boolean explain = bool(root.get("explain"), "explain", false);
     return new Search(
         new Query(condition, orders, skip, limit),
         fields,
         payload,
         facets(root.get("facets"), schema),
-        stats(root.get("stats"), schema));
+        stats(root.get("stats"), schema),
+        explain);
   }
 
   /** Parses the JSON text of a count: an object with optional {@code filter}, facets and stats. */

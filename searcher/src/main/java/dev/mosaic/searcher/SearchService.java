@@ -7,6 +7,7 @@ import com.google.protobuf.Descriptors.Descriptor;
 import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.Explanation;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
@@ -233,6 +234,31 @@ public final class SearchService {
     }
   }
 
+  private static Explanation explainChecked(CompositeDatabase db, Query q) {
+    try {
+      return db.explain(q);
+    } catch (BadQueryException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new BadQueryException(e.getMessage(), e);
+    }
+  }
+
+  private static void writeExplanation(JsonGenerator gen, Explanation e) throws IOException {
+    gen.writeStartObject();
+    gen.writeStringField("step", e.step());
+    gen.writeNumberField("matches", e.matches());
+    gen.writeNumberField("micros", e.nanos() / 1e3);
+    if (!e.children().isEmpty()) {
+      gen.writeArrayFieldStart("children");
+      for (Explanation c : e.children()) {
+        writeExplanation(gen, c);
+      }
+      gen.writeEndArray();
+    }
+    gen.writeEndObject();
+  }
+
   private static long countChecked(CompositeDatabase db, Query q) {
     try {
       return db.count(q);
@@ -296,6 +322,12 @@ public final class SearchService {
         }
         gen.writeEndArray();
         writeAggregation(gen, aggregation);
+        if (s.explain()) {
+          Explanation trace = explainChecked(db, s.query());
+          checkBudget(deadline, "explaining");
+          gen.writeFieldName("explain");
+          writeExplanation(gen, trace);
+        }
         gen.writeNumberField("tookMs", (System.nanoTime() - t0) / 1e6);
         gen.writeEndObject();
       }

@@ -228,6 +228,39 @@ class SearcherHttpTest {
     assertThat(year.get("buckets").get(0).asLong()).isEqualTo(before2010);
   }
 
+  @Test
+  void searchWithExplainAddsTheTraceOfEveryPartitionAndTheMerge() throws Exception {
+    String mark = cars.get(0).getMark();
+    long expected = cars.stream().filter(c -> c.getMark().equals(mark)).count();
+    HttpResponse<String> r =
+        post(
+            "/search",
+            """
+            {"filter": {"eq": {"mark": "%s"}}, "orderBy": ["price"], "limit": 2,
+             "payload": false, "explain": true}
+            """
+                .formatted(mark));
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode body = JSON.readTree(r.body());
+    JsonNode trace = body.get("explain");
+    assertThat(trace).as(r.body()).isNotNull();
+    assertThat(trace.get("matches").asLong()).isEqualTo(body.get("hits").size());
+    assertThat(trace.get("micros").asDouble()).isPositive();
+    JsonNode steps = trace.get("children");
+    JsonNode merge = steps.get(steps.size() - 1);
+    assertThat(merge.get("step").asText()).startsWith("merge partitions");
+    long conditionMatches = 0;
+    for (int i = 0; i < steps.size() - 1; i++) {
+      assertThat(steps.get(i).get("step").asText()).startsWith("partition ");
+      conditionMatches += steps.get(i).get("children").get(0).get("matches").asLong();
+    }
+    assertThat(conditionMatches).isEqualTo(expected).isEqualTo(body.get("total").asLong());
+
+    HttpResponse<String> plain =
+        post("/search", "{\"filter\": {\"eq\": {\"mark\": \"%s\"}}}".formatted(mark));
+    assertThat(JSON.readTree(plain.body()).has("explain")).isFalse();
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(
       delimiter = '|',
@@ -249,6 +282,7 @@ class SearcherHttpTest {
           facet on unknown field    | {"facets": [{"field": "colour"}]}      | facets[0].field: unknown field 'colour'
           stats on filterable field | {"stats": ["mark"]}                     | stats[0]: no statistics on field 'mark': it is FILTERABLE
           facet top over maximum    | {"facets": [{"field": "mark", "top": 5000}]} | facets[0].top: 5000 is over the maximum of 1000
+          explain not a boolean     | {"explain": "yes"}                      | explain: expected true or false but got
           bad timestamp             | {"filter": {"gte": {"published": "yesterday"}}} | cannot parse "yesterday" as an ISO-8601 instant
           """)
   void badSearchesAnswer400NamingTheProblem(String name, String body, String message)

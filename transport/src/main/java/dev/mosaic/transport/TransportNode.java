@@ -1,14 +1,10 @@
 package dev.mosaic.transport;
 
 import dev.mosaic.transport.impl.DefaultTransportNode;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.Closeable;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * The transport of one searcher: listens for partition files, streams them into its {@link
@@ -57,43 +53,19 @@ public interface TransportNode extends Closeable {
   void close();
 
   /** Configuration of a {@link TransportNode}; not thread safe. */
-  final class Builder {
-    private String nodeId;
-    private String dc;
+  final class Builder extends TransportEndpointBuilder<Builder> {
     private String bindHost = "127.0.0.1";
     private int bindPort;
     private String advertisedHost;
     private int advertisedPort = -1;
     private String httpAddress = "";
-    private CuratorFramework curator;
     private ReceivingStore store;
-    private TransportSettings settings;
-    private ActorSystem<?> system;
-    private MeterRegistry registry;
     private Supplier<Optional<String>> refusal = Optional::empty;
-    private TransportSecurity security;
 
     private Builder() {}
 
-    /**
-     * How connections to and from this node are secured. Default: {@link
-     * TransportSecurity#fromConfig} of the actor system's config for this node id — mutual TLS with
-     * the configured keystores, or with the JVM's development CA when none are configured.
-     */
-    public Builder security(TransportSecurity security) {
-      this.security = Objects.requireNonNull(security, "security");
-      return this;
-    }
-
-    /** Unique node id (no '/'), e.g. {@code searcher-a1}. */
-    public Builder nodeId(String nodeId) {
-      this.nodeId = nodeId;
-      return this;
-    }
-
-    /** The node's datacenter (no '/'). */
-    public Builder dc(String dc) {
-      this.dc = dc;
+    @Override
+    Builder self() {
       return this;
     }
 
@@ -120,33 +92,9 @@ public interface TransportNode extends Closeable {
       return this;
     }
 
-    /** A started Curator client; not closed by the node. Use one client per node. */
-    public Builder curator(CuratorFramework curator) {
-      this.curator = curator;
-      return this;
-    }
-
     /** The searcher's partition store. */
     public Builder store(ReceivingStore store) {
       this.store = store;
-      return this;
-    }
-
-    /** Overrides the settings of the actor system's {@code mosaic.transport} config. */
-    public Builder settings(TransportSettings settings) {
-      this.settings = settings;
-      return this;
-    }
-
-    /** Runs on this actor system (not closed by the node); by default the node makes one. */
-    public Builder actorSystem(ActorSystem<?> system) {
-      this.system = system;
-      return this;
-    }
-
-    /** Where the meters go; a {@link SimpleMeterRegistry} by default. */
-    public Builder meterRegistry(MeterRegistry registry) {
-      this.registry = registry;
       return this;
     }
 
@@ -162,9 +110,7 @@ public interface TransportNode extends Closeable {
 
     /** Builds a LATENT node. */
     public TransportNode build() {
-      Objects.requireNonNull(nodeId, "nodeId is required");
-      Objects.requireNonNull(dc, "dc is required");
-      Objects.requireNonNull(curator, "curator is required");
+      requireCommon();
       Objects.requireNonNull(store, "store is required");
       // validates names early
       new SearcherEndpoint(nodeId, dc, bindHost, bindPort, httpAddress);
@@ -180,7 +126,7 @@ public interface TransportNode extends Closeable {
           store,
           settings,
           system,
-          registry == null ? new SimpleMeterRegistry() : registry,
+          registryOrDefault(),
           refusal,
           security);
     }

@@ -148,6 +148,7 @@ class TransportNodeReceiveTest {
     FileAck ack = push(header(1, 4, 3, v3, crc(v3)), v3, v3.length);
     assertThat(ack.getAccepted()).isFalse();
     assertThat(ack.getAlreadyHeld()).isFalse();
+    assertThat(ack.getSuperseded()).as("obsolete, not worth a retry").isTrue();
     assertThat(ack.getReason()).contains("older version").contains("held version 5");
   }
 

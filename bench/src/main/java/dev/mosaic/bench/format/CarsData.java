@@ -5,6 +5,7 @@ import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseBuilder;
@@ -24,6 +25,8 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.facet.FacetsConfig;
+import org.apache.lucene.facet.sortedset.SortedSetDocValuesFacetField;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.store.MMapDirectory;
@@ -33,8 +36,9 @@ import org.apache.lucene.util.Version;
  * The cars workload data: {@value #DOCUMENTS} offers from {@link CarOfferGenerator} (seed {@value
  * #SEED}) routed to {@code PARTITIONS} (1024) partitions by dedup key ({@link OfferPartitioning});
  * our partition files of {@link CarsSchema#SCHEMA}; and one Lucene index of the same offers (string
- * fields as terms, numbers as points plus doc values for sorting, the serialized offer as a stored
- * field). All cached under {@link BenchDataRoot}.
+ * fields as terms, numbers as points plus doc values for sorting, mark, body type and year as
+ * sorted-set facet dimensions ({@link #FACETS}), the serialized offer as a stored field). All
+ * cached under {@link BenchDataRoot}.
  */
 final class CarsData {
   static final int DOCUMENTS = 500_000;
@@ -49,6 +53,18 @@ final class CarsData {
   private static final String GENERATOR_VERSION = "g1";
 
   static final String PAYLOAD = "payload";
+
+  /**
+   * Bump when the Lucene document changes, to invalidate the cached index ({@code f1}: facet
+   * dimensions added).
+   */
+  private static final String LUCENE_DOCUMENT_VERSION = "f1";
+
+  /**
+   * The facet dimensions of the Lucene index, all in the default sorted-set doc values field: mark,
+   * body type and year (as its decimal string), one value per document.
+   */
+  static final FacetsConfig FACETS = new FacetsConfig();
 
   private CarsData() {}
 
@@ -71,11 +87,14 @@ final class CarsData {
             for (int p = 0; p < PARTITIONS; p++) {
               out[p] = new BufferedOutputStream(Files.newOutputStream(offersFile(tmp, p)), 16_384);
             }
+            Progress progress = Progress.start("cars offers", DOCUMENTS, "offers");
             for (int i = 0; i < DOCUMENTS; i++) {
               CarOffer car = generator.next();
               car.writeDelimitedTo(
                   out[OfferPartitioning.partitionOf(car.getDedupKey(), PARTITIONS)]);
+              progress.advance();
             }
+            progress.done();
           } finally {
             for (OutputStream o : out) {
               if (o != null) {
@@ -126,6 +145,7 @@ final class CarsData {
     long nanos = 0;
     long fileBytes = 0;
     long payloadBytes = 0;
+    Progress progress = Progress.start("cars ours", PARTITIONS, "partitions");
     for (int p = 0; p < PARTITIONS; p++) {
       List<CarOffer> offers = readOffers(offersDirectory, p);
       List<Document> docs = new ArrayList<>(offers.size());
@@ -144,7 +164,9 @@ final class CarsData {
       nanos += System.nanoTime() - start;
       documents += docs.size();
       fileBytes += Files.size(file);
+      progress.advance();
     }
+    progress.done();
     return new BuildStats(documents, nanos, fileBytes, payloadBytes);
   }
 
@@ -170,7 +192,9 @@ final class CarsData {
   static Path luceneDirectory() throws IOException {
     Path offers = offersDirectory();
     return BenchDataRoot.cached(
-        carsRoot().resolve("lucene-" + Version.LATEST + "-" + offersKey()),
+        carsRoot()
+            .resolve(
+                "lucene-" + Version.LATEST + "-" + LUCENE_DOCUMENT_VERSION + "-" + offersKey()),
         tmp -> {
           try (MMapDirectory directory = new MMapDirectory(tmp);
               IndexWriter writer =
@@ -179,13 +203,17 @@ final class CarsData {
                       new IndexWriterConfig()
                           .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
                           .setRAMBufferSizeMB(256))) {
+            Progress progress = Progress.start("cars lucene", PARTITIONS, "partitions");
             for (int p = 0; p < PARTITIONS; p++) {
               for (CarOffer car : readOffers(offers, p)) {
-                writer.addDocument(luceneDocument(car));
+                writer.addDocument(FACETS.build(luceneDocument(car)));
               }
+              progress.advance();
             }
+            progress.note("merging to one segment");
             writer.forceMerge(1);
             writer.commit();
+            progress.done();
           }
         });
   }
@@ -212,7 +240,16 @@ final class CarsData {
     doc.add(new LongPoint(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
     doc.add(new NumericDocValuesField(CarsSchema.PUBLISHED, car.getPublishedAtMillis()));
     doc.add(new StoredField(PAYLOAD, car.toByteArray()));
+    facet(doc, CarsSchema.MARK, car.getMark());
+    facet(doc, CarsSchema.BODY_TYPE, car.getBodyType());
+    facet(doc, CarsSchema.YEAR, Integer.toString(car.getYear()));
     return doc;
+  }
+
+  private static void facet(org.apache.lucene.document.Document doc, String dim, String value) {
+    if (!value.isEmpty()) {
+      doc.add(new SortedSetDocValuesFacetField(dim, value));
+    }
   }
 
   private static void string(org.apache.lucene.document.Document doc, String name, String value) {

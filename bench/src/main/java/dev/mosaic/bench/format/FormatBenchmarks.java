@@ -25,13 +25,15 @@ import picocli.CommandLine.Option;
 
 /**
  * Runs the format benchmarks and prints one {@code RESULT} line per benchmark: prepares (or finds
- * cached) data sets, checks that ours and Lucene agree on every cars query, measures the build and
- * open figures, runs the Table 1 and cars mix JMH benchmarks, and summarizes.
+ * cached) data sets, checks that ours and Lucene agree on every cars query and sidebar, measures
+ * the build and open figures, runs the Table 1, cars mix and cars facets JMH benchmarks, and
+ * summarizes.
  */
 @Command(
     name = "format-benchmarks",
     mixinStandardHelpOptions = true,
-    description = "Mosaic format engine vs Apache Lucene: Table 1 count, cars mix, footprint.")
+    description =
+        "Mosaic format engine vs Apache Lucene: Table 1 count, cars mix, cars facets, footprint.")
 public final class FormatBenchmarks implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(FormatBenchmarks.class);
 
@@ -53,8 +55,8 @@ public final class FormatBenchmarks implements Callable<Integer> {
   @Option(
       names = "--only",
       split = ",",
-      defaultValue = "table1,cars,footprint",
-      description = "which of table1, cars, footprint to run")
+      defaultValue = "table1,cars,facets,footprint",
+      description = "which of table1, cars, facets, footprint to run")
   List<String> only;
 
   @Option(
@@ -112,6 +114,25 @@ public final class FormatBenchmarks implements Callable<Integer> {
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
       if (interleavedRounds > 0) {
         results.add(interleavedCars());
+      }
+    }
+    if (only.contains("facets")) {
+      LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
+      int mismatches = checkFacetsAgreement();
+      Collection<RunResult> run = jmh(CarsFacetsBenchmark.class, null);
+      double ours = score(run, "ours");
+      double lucene = score(run, "lucene");
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT cars_facets ours_us=%.1f lucene_us=%.1f ratio=%.2f%s",
+              ours,
+              lucene,
+              lucene / ours,
+              (partitions == 1024 ? "" : " partitions=" + partitions)
+                  + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+      if (interleavedRounds > 0) {
+        results.add(interleavedFacets());
       }
     }
     if (only.contains("footprint")) {
@@ -219,6 +240,73 @@ public final class FormatBenchmarks implements Callable<Integer> {
     } finally {
       partitions.forEach(Database::close);
     }
+  }
+
+  private String interleavedFacets() throws Exception {
+    List<String> regions = CarsFacetsBenchmark.regions();
+    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
+        DirectoryReader reader = DirectoryReader.open(directory)) {
+      CompositeDatabase composite = CarsData.composite(partitions);
+      IndexSearcher searcher = new IndexSearcher(reader);
+      var state = CarsFacetsBenchmark.facetState(reader);
+      dev.mosaic.format.query.Condition[] conditions =
+          regions.stream()
+              .map(CarsFacetsBenchmark::oursCondition)
+              .toArray(dev.mosaic.format.query.Condition[]::new);
+      org.apache.lucene.search.TermQuery[] queries =
+          regions.stream()
+              .map(CarsFacetsBenchmark::luceneQuery)
+              .toArray(org.apache.lucene.search.TermQuery[]::new);
+      int[] next = {0, 0};
+      InterleavedComparison.Outcome o =
+          InterleavedComparison.run(
+              () ->
+                  CarsFacetsBenchmark.fold(
+                      CarsFacetsBenchmark.runOurs(
+                          composite, conditions[(next[0]++ & 0x7fffffff) % conditions.length])),
+              () ->
+                  CarsFacetsBenchmark.fold(
+                      CarsFacetsBenchmark.runLucene(
+                          searcher, state, queries[(next[1]++ & 0x7fffffff) % queries.length])),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      return String.format(
+          Locale.ROOT,
+          "INFO cars_facets_interleaved ours_us=%.1f lucene_us=%.1f ratio=%.2f rounds=%d",
+          1e6 / o.aOpsPerSecond(),
+          1e6 / o.bOpsPerSecond(),
+          o.medianRatio(),
+          interleavedRounds);
+    } finally {
+      partitions.forEach(Database::close);
+    }
+  }
+
+  /** Runs every sidebar on both engines and compares counts per value and min/max. */
+  private int checkFacetsAgreement() throws IOException {
+    List<String> regions = CarsFacetsBenchmark.regions();
+    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    int mismatches = 0;
+    try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
+        DirectoryReader reader = DirectoryReader.open(directory)) {
+      CompositeDatabase composite = CarsData.composite(partitions);
+      IndexSearcher searcher = new IndexSearcher(reader);
+      var state = CarsFacetsBenchmark.facetState(reader);
+      for (String region : regions) {
+        String d = CarsFacetsBenchmark.disagreement(composite, searcher, state, region);
+        if (d != null) {
+          if (mismatches++ < 5) {
+            LOG.warn("ours and Lucene disagree: {}", d);
+          }
+        }
+      }
+    } finally {
+      partitions.forEach(Database::close);
+    }
+    LOG.info("{} cars sidebars checked against Lucene, {} disagree", regions.size(), mismatches);
+    return mismatches;
   }
 
   /** Runs every cars query on both engines and compares counts and page sort keys. */

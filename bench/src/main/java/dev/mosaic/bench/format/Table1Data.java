@@ -1,5 +1,6 @@
 package dev.mosaic.bench.format;
 
+import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldRole;
@@ -58,14 +59,17 @@ final class Table1Data {
             tmp -> {
               List<String> values = values();
               DatabaseBuilder builder = DatabaseBuilder.create(SCHEMA);
+              Progress progress = Progress.start("table1 ours", DOCUMENTS, "documents");
               for (int id = 0; id < DOCUMENTS; id++) {
                 builder.add(
                     Document.builder(SCHEMA)
                         .add(FIELD, values.get(id % 10))
                         .payload(intBytes(id))
                         .build());
+                progress.advance();
               }
               builder.writeTo(tmp.resolve("table1.mosaic"));
+              progress.done();
             })
         .resolve("table1.mosaic");
   }
@@ -84,14 +88,18 @@ final class Table1Data {
                       new IndexWriterConfig()
                           .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
                           .setRAMBufferSizeMB(256))) {
+            Progress progress = Progress.start("table1 lucene", DOCUMENTS, "documents");
             for (int id = 0; id < DOCUMENTS; id++) {
               org.apache.lucene.document.Document doc = new org.apache.lucene.document.Document();
               doc.add(new StringField(FIELD, values.get(id % 10), Field.Store.NO));
               doc.add(new StoredField("id", id));
               writer.addDocument(doc);
+              progress.advance();
             }
+            progress.note("merging to one segment");
             writer.forceMerge(1);
             writer.commit();
+            progress.done();
           }
         });
   }

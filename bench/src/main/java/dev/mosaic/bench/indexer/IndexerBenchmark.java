@@ -7,6 +7,7 @@ import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
+import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
@@ -100,7 +101,13 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
     int cores = Runtime.getRuntime().availableProcessors();
     log("generating %,d car offers (seed %d)", offers, seed);
     CarOfferGenerator generator = CarOfferGenerator.builder().seed(seed).build();
-    List<CarOffer> cars = generator.next(offers);
+    List<CarOffer> cars = new ArrayList<>(offers);
+    Progress progress = Progress.start("indexer-bench offers", offers, "offers");
+    for (int i = 0; i < offers; i++) {
+      cars.add(generator.next());
+      progress.advance();
+    }
+    progress.done();
 
     // 1. Rebuild throughput on one core, on the node's exact rebuild path.
     double docsPerSecond = rebuildThroughput(cars);

@@ -5,6 +5,7 @@ import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.DatabaseBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,16 +34,22 @@ public final class CarsStoreGenerator {
       builders[p] = DatabaseBuilder.create(CarsSchema.SCHEMA);
     }
     CarOfferGenerator generator = CarOfferGenerator.builder().seed(seed).build();
+    Progress generating = Progress.start("cars store: generating", documents, "documents");
     for (int i = 0; i < documents; i++) {
       CarOffer car = generator.next();
       builders[OfferPartitioning.partitionOf(car.getDedupKey(), partitions)].add(
           CarOffers.toDocument(car));
+      generating.advance();
     }
+    generating.done();
+    Progress writing = Progress.start("cars store: writing", partitions, "partition files");
     long bytes = 0;
     for (int p = 0; p < partitions; p++) {
       bytes += write(store, p, 1, builders[p].toByteArray());
       builders[p] = null;
+      writing.advance();
     }
+    writing.done();
     return bytes;
   }
 

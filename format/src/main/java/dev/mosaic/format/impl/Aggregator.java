@@ -8,21 +8,32 @@ import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Stats;
 import it.unimi.dsi.fastutil.bytes.ByteArrays;
-import it.unimi.dsi.fastutil.objects.Object2LongOpenCustomHashMap;
+import it.unimi.dsi.fastutil.objects.Object2IntOpenCustomHashMap;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 /**
- * Accumulates facet counts and field statistics over the partitions of one query. Per partition and
- * field it picks the cheaper way: the stored per-value counts when every document matches, walking
- * value→documents and intersecting with the filter when the field has few values, or walking the
- * matching documents through document→value (FULL fields) when they are fewer.
+ * Accumulates facet counts and field statistics over the partitions of one query.
  *
- * <p>Not thread safe: one per query. Scratch: one {@code int} per distinct value of the largest
- * faceted field seen in a partition, reused across partitions.
+ * <p>Execution. Per partition and faceted field it picks the cheaper way, from the partition's
+ * statistics: the stored per-value counts when every document matches; else walking the matching
+ * documents through document→value (FULL fields) when they are fewer than the postings a walk of
+ * value→documents would read ({@code min(postings, values × filter words)}); else walking
+ * value→documents and intersecting each value's postings with the filter, in value order, stopping
+ * as soon as every matching document of a single-valued field has been counted.
+ *
+ * <p>Memory. Per query: one {@code int} counter per distinct value of the faceted field in a
+ * partition ({@link #scratchLength()}: the largest such count over the partitions, allocated once
+ * and reused, every counter cleared after its partition), plus two slot lists of the same bound per
+ * TOP/ALL facet (the previous partition's counted values, merged in value order with the next
+ * partition's so a value present in both costs one comparison and no hashing), plus one entry per
+ * distinct value counted in any partition (the merged result). Nothing grows with the number of
+ * documents or partitions.
+ *
+ * <p>Not thread safe: one per query.
  */
 final class Aggregator {
   private final Schema schema;
@@ -32,17 +43,31 @@ final class Aggregator {
   private final int[] facetFields;
   private final Key[][] facetKeys;
   private final long[][] facetValueCounts;
-  private final Object2LongOpenCustomHashMap<byte[]>[] facetMaps;
+  private final FacetTable[] facetTables;
   private final int[] statsFields;
   private final Key[][] bounds;
-  private final byte[][] min;
-  private final byte[][] max;
+  private final Key[] min;
+  private final Key[] max;
   private final long[] statsCounts;
   private final long[][] buckets;
   private long count;
   private int[] scratch = new int[0];
 
-  @SuppressWarnings("unchecked")
+  /** How many (partition, facet) pairs each way counted, by {@link Way} ordinal; for tests. */
+  private final int[] ways = new int[Way.values().length];
+
+  /** The ways of counting a facet in one partition. */
+  enum Way {
+    /** Every document matches: the stored per-value document counts. */
+    STORED_COUNTS,
+    /** Matching documents through document→value. */
+    DOCUMENT_WALK,
+    /** Value→documents, each value's postings intersected with the filter. */
+    VALUE_WALK,
+    /** The given values only, each found in the value set (VALUES facets). */
+    GIVEN_VALUES
+  }
+
   Aggregator(Schema schema, Condition condition, List<Facet> facets, List<Stats> stats) {
     this.schema = schema;
     this.condition = Plan.compileCondition(schema, condition);
@@ -52,7 +77,7 @@ final class Aggregator {
     facetFields = new int[nf];
     facetKeys = new Key[nf][];
     facetValueCounts = new long[nf][];
-    facetMaps = newFacetMaps(nf);
+    facetTables = new FacetTable[nf];
     for (int i = 0; i < nf; i++) {
       Facet f = this.facets.get(i);
       int index = Plan.indexOf(schema, f.field());
@@ -70,14 +95,14 @@ final class Aggregator {
         facetKeys[i] = keys(field, f.values());
         facetValueCounts[i] = new long[f.values().size()];
       } else {
-        facetMaps[i] = new Object2LongOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+        facetTables[i] = new FacetTable();
       }
     }
     int ns = statsRequests.size();
     statsFields = new int[ns];
     bounds = new Key[ns][];
-    min = new byte[ns][];
-    max = new byte[ns][];
+    min = new Key[ns];
+    max = new Key[ns];
     statsCounts = new long[ns];
     buckets = new long[ns][];
     for (int i = 0; i < ns; i++) {
@@ -139,6 +164,7 @@ final class Aggregator {
   private void facet(
       int i, DatabaseReader db, FieldReader f, Matches m, long[] filter, long matches) {
     if (facetKeys[i] != null) {
+      ways[Way.GIVEN_VALUES.ordinal()]++;
       Key[] keys = facetKeys[i];
       for (int k = 0; k < keys.length; k++) {
         int v = f.find(keys[k]);
@@ -148,44 +174,113 @@ final class Aggregator {
       }
       return;
     }
-    Object2LongOpenCustomHashMap<byte[]> map = facetMaps[i];
     int values = f.valueCount;
-    if (filter == null) {
-      for (int v = 0; v < values; v++) {
-        int c = f.count(v);
-        if (c > 0) {
-          map.addTo(f.valueBytes(v), c);
-        }
-      }
-      return;
+    if (scratch.length < values) {
+      scratch = new int[values];
     }
-    long walkValues = Math.min((long) f.countRange(0, values), (long) values * filter.length);
-    if (f.docValues >= 0 && matches < walkValues) {
-      if (scratch.length < values) {
-        scratch = new int[Math.max(values, scratch.length * 2)];
+    int[] counts = scratch;
+    if (filter == null) {
+      ways[Way.STORED_COUNTS.ordinal()]++;
+      int start = f.prefix(0);
+      for (int v = 0; v < values; v++) {
+        int end = f.prefix(v + 1);
+        counts[v] = end - start;
+        start = end;
       }
+    } else if (prefersDocumentWalk(f, filter, matches)) {
+      ways[Way.DOCUMENT_WALK.ordinal()]++;
       for (int w = 0; w < filter.length; w++) {
         long word = filter[w];
         while (word != 0) {
           int doc = (w << 6) + Long.numberOfTrailingZeros(word);
           word &= word - 1;
-          scratch[f.valueIndex(doc)]++;
+          counts[f.valueIndex(doc)]++;
         }
       }
-      for (int v = 0; v < values; v++) {
-        if (scratch[v] > 0) {
-          map.addTo(f.valueBytes(v), scratch[v]);
-          scratch[v] = 0;
+    } else {
+      ways[Way.VALUE_WALK.ordinal()]++;
+      valueWalk(f, filter, matches, counts);
+    }
+    facetTables[i].addPartition(f, counts);
+  }
+
+  /**
+   * True when walking the matching documents through document→value reads less than intersecting
+   * every value's postings with the filter: a posting list costs one probe per id, a bit set one
+   * word per filter word, so the value walk reads at most {@code min(postings, values × words)}.
+   */
+  static boolean prefersDocumentWalk(FieldReader f, long[] filter, long matches) {
+    if (f.docValues < 0) {
+      return false;
+    }
+    long valueWalk =
+        Math.min((long) f.countRange(0, f.valueCount), (long) f.valueCount * filter.length);
+    return matches < valueWalk;
+  }
+
+  /**
+   * Intersects the postings of every value with {@code filter}, in value order, into {@code
+   * counts}; for a single-valued field stops once {@code matches} documents are counted.
+   */
+  private static void valueWalk(FieldReader f, long[] filter, long matches, int[] counts) {
+    long remaining = f.singleValued ? matches : Long.MAX_VALUE;
+    int values = f.valueCount;
+    int start = f.prefix(0);
+    for (int v = 0; v < values && remaining > 0; v++) {
+      int end = f.prefix(v + 1);
+      int n = end - start;
+      if (n > 0) {
+        int c;
+        if (f.allLists || FileFormat.isList(n, f.idBytes, f.documents)) {
+          long at = f.allLists ? f.postings + (long) f.idBytes * start : f.postingsOf(v);
+          c = listIntersection(f, at, n, filter);
+        } else {
+          long at = f.postingsOf(v);
+          c = 0;
+          for (int w = 0; w < filter.length; w++) {
+            c += Long.bitCount(f.data.get(FileFormat.LONG, at + 8L * w) & filter[w]);
+          }
+        }
+        counts[v] = c;
+        remaining -= c;
+      }
+      start = end;
+    }
+  }
+
+  private static int listIntersection(FieldReader f, long at, int n, long[] filter) {
+    int c = 0;
+    if (f.idBytes == 2) {
+      // four ids per read: the file's trailer follows every posting list, so reading up to six
+      // bytes past the last id stays inside the mapping
+      int k = 0;
+      for (; k + 4 <= n; k += 4) {
+        long ids = f.data.get(FileFormat.LONG, at + 2L * k);
+        int d0 = (int) (ids & 0xFFFF);
+        int d1 = (int) ((ids >>> 16) & 0xFFFF);
+        int d2 = (int) ((ids >>> 32) & 0xFFFF);
+        int d3 = (int) (ids >>> 48);
+        c +=
+            (int)
+                (((filter[d0 >>> 6] >>> d0) & 1)
+                    + ((filter[d1 >>> 6] >>> d1) & 1)
+                    + ((filter[d2 >>> 6] >>> d2) & 1)
+                    + ((filter[d3 >>> 6] >>> d3) & 1));
+      }
+      if (k < n) {
+        long ids = f.data.get(FileFormat.LONG, at + 2L * k);
+        for (; k < n; k++, ids >>>= 16) {
+          int doc = (int) (ids & 0xFFFF);
+          c += (int) ((filter[doc >>> 6] >>> doc) & 1);
         }
       }
-      return;
-    }
-    for (int v = 0; v < values; v++) {
-      int c = f.intersectionCount(v, filter);
-      if (c > 0) {
-        map.addTo(f.valueBytes(v), c);
+    } else {
+      for (int k = 0; k < n; k++) {
+        int doc = f.data.get(FileFormat.INT, at + 4L * k);
+        c += (int) ((filter[doc >>> 6] >>> doc) & 1);
       }
     }
+    return c;
   }
 
   private void stats(
@@ -219,13 +314,11 @@ final class Aggregator {
         }
       }
     }
-    byte[] low = f.valueBytes(lo);
-    byte[] high = f.valueBytes(hi);
-    if (min[i] == null || Arrays.compareUnsigned(low, min[i]) < 0) {
-      min[i] = low;
+    if (min[i] == null || compare(f, lo, min[i]) < 0) {
+      min[i] = Key.of(f.valueBytes(lo));
     }
-    if (max[i] == null || Arrays.compareUnsigned(high, max[i]) > 0) {
-      max[i] = high;
+    if (max[i] == null || compare(f, hi, max[i]) > 0) {
+      max[i] = Key.of(f.valueBytes(hi));
     }
     Key[] b = bounds[i];
     if (b.length == 0) {
@@ -262,6 +355,20 @@ final class Aggregator {
     }
   }
 
+  /** {@link FieldReader#compare}, one read for 4- and 8-byte values. */
+  private static int compare(FieldReader f, int index, Key key) {
+    if (f.width == 8 && key.length() == 8) {
+      return Long.compareUnsigned(
+          f.data.get(FileFormat.BIG_LONG, f.valueData + ((long) index << 3)), key.words()[0]);
+    }
+    if (f.width == 4 && key.length() == 4) {
+      return Integer.compareUnsigned(
+          f.data.get(FileFormat.BIG_INT, f.valueData + ((long) index << 2)),
+          (int) (key.words()[0] >>> 32));
+    }
+    return f.compare(index, key);
+  }
+
   /** Number of edges at or below {@code rank}. */
   private static int bucket(int[] edge, int rank) {
     int lo = 0;
@@ -293,7 +400,7 @@ final class Aggregator {
         if (facetKeys[i] != null) {
           facetValueCounts[i][k] += e.count();
         } else {
-          facetMaps[i].addTo(field.type().encode(e.value()), e.count());
+          facetTables[i].add(field.type().encode(e.value()), e.count());
         }
       }
     }
@@ -304,11 +411,11 @@ final class Aggregator {
       if (s.count() > 0) {
         byte[] low = field.type().encode(s.min());
         byte[] high = field.type().encode(s.max());
-        if (min[i] == null || Arrays.compareUnsigned(low, min[i]) < 0) {
-          min[i] = low;
+        if (min[i] == null || Arrays.compareUnsigned(low, min[i].bytes()) < 0) {
+          min[i] = Key.of(low);
         }
-        if (max[i] == null || Arrays.compareUnsigned(high, max[i]) > 0) {
-          max[i] = high;
+        if (max[i] == null || Arrays.compareUnsigned(high, max[i].bytes()) > 0) {
+          max[i] = Key.of(high);
         }
       }
       for (int j = 0; j < s.buckets().size(); j++) {
@@ -328,21 +435,25 @@ final class Aggregator {
           entries.add(new Aggregation.Entry(request.values().get(k), facetValueCounts[i][k]));
         }
       } else {
-        List<Map.Entry<byte[], Long>> all = new ArrayList<>(facetMaps[i].object2LongEntrySet());
-        Comparator<Map.Entry<byte[], Long>> byValue =
-            (a, b) -> Arrays.compareUnsigned(a.getKey(), b.getKey());
-        if (request.kind() == Facet.Kind.TOP) {
-          all.sort(
-              Comparator.<Map.Entry<byte[], Long>>comparingLong(e -> -e.getValue())
-                  .thenComparing(byValue));
-          if (all.size() > request.top()) {
-            all = all.subList(0, request.top());
-          }
-        } else {
-          all.sort(byValue);
+        FacetTable t = facetTables[i];
+        Integer[] order = new Integer[t.size];
+        for (int k = 0; k < order.length; k++) {
+          order[k] = k;
         }
-        for (Map.Entry<byte[], Long> e : all) {
-          entries.add(new Aggregation.Entry(field.type().decode(e.getKey()), e.getValue()));
+        Comparator<Integer> byValue =
+            (a, b) -> Arrays.compareUnsigned(t.keys[a].bytes(), t.keys[b].bytes());
+        int n = order.length;
+        if (request.kind() == Facet.Kind.TOP) {
+          Arrays.sort(
+              order, Comparator.<Integer>comparingLong(k -> -t.counts[k]).thenComparing(byValue));
+          n = Math.min(n, request.top());
+        } else {
+          Arrays.sort(order, byValue);
+        }
+        for (int k = 0; k < n; k++) {
+          entries.add(
+              new Aggregation.Entry(
+                  field.type().decode(t.keys[order[k]].bytes()), t.counts[order[k]]));
         }
       }
       facetResults.add(new Aggregation.FacetCounts(field.name(), entries));
@@ -358,15 +469,160 @@ final class Aggregator {
           new Aggregation.FieldStats(
               field.name(),
               statsCounts[i],
-              min[i] == null ? null : field.type().decode(min[i]),
-              max[i] == null ? null : field.type().decode(max[i]),
+              min[i] == null ? null : field.type().decode(min[i].bytes()),
+              max[i] == null ? null : field.type().decode(max[i].bytes()),
               b));
     }
     return new Aggregation(count, facetResults, statsResults);
   }
 
-  @SuppressWarnings({"unchecked", "rawtypes"}) // generic array creation
-  private static Object2LongOpenCustomHashMap<byte[]>[] newFacetMaps(int n) {
-    return new Object2LongOpenCustomHashMap[n];
+  /** Length of the per-partition counter scratch: the most distinct values of a partition. */
+  int scratchLength() {
+    return scratch.length;
+  }
+
+  /** Largest capacity of the per-partition slot lists of any facet. */
+  int slotListLength() {
+    int n = 0;
+    for (FacetTable t : facetTables) {
+      if (t != null) {
+        n = Math.max(n, Math.max(t.previous.length, t.current.length));
+      }
+    }
+    return n;
+  }
+
+  /** How many (partition, facet) pairs were counted {@code way}. */
+  int countedWay(Way way) {
+    return ways[way.ordinal()];
+  }
+
+  /**
+   * The merged counts of one TOP or ALL facet: one slot per distinct value counted in any
+   * partition, found by value bytes; plus the slot of every value of the previous partition, by
+   * value index ({@code -1} where not known), which the next partition reuses as is when its value
+   * set is byte for byte the same (one bulk comparison), or merges with in value order otherwise.
+   */
+  private static final class FacetTable {
+    Key[] keys = new Key[16];
+    long[] counts = new long[16];
+    int size;
+    private final Object2IntOpenCustomHashMap<byte[]> slots =
+        new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+    private FieldReader previousField;
+    int[] previous = new int[0];
+    int[] current = new int[0];
+
+    FacetTable() {
+      slots.defaultReturnValue(-1);
+    }
+
+    /** The slot of a value, added with count 0 when new. */
+    int slot(byte[] bytes) {
+      int slot = slots.getInt(bytes);
+      if (slot < 0) {
+        if (size == keys.length) {
+          keys = Arrays.copyOf(keys, size * 2);
+          counts = Arrays.copyOf(counts, size * 2);
+        }
+        slot = size++;
+        keys[slot] = Key.of(bytes);
+        slots.put(bytes, slot);
+      }
+      return slot;
+    }
+
+    void add(byte[] bytes, long count) {
+      if (count > 0) {
+        counts[slot(bytes)] += count;
+      }
+    }
+
+    /**
+     * Adds one partition's per-value counts ({@code counts[v]} for value index {@code v}; zeroed
+     * here).
+     */
+    void addPartition(FieldReader f, int[] counts) {
+      int values = f.valueCount;
+      if (previousField != null && sameValues(previousField, f)) {
+        int[] slotOf = previous;
+        for (int v = 0; v < values; v++) {
+          int c = counts[v];
+          if (c != 0) {
+            counts[v] = 0;
+            int slot = slotOf[v];
+            if (slot < 0) {
+              slot = slot(f.valueBytes(v));
+              slotOf[v] = slot;
+            }
+            this.counts[slot] += c;
+          }
+        }
+        previousField = f;
+        return;
+      }
+      if (current.length < values) {
+        current = new int[values];
+      }
+      int[] prev = previous;
+      int p = previousField == null ? 0 : previousField.valueCount;
+      int[] cur = current;
+      int j = 0;
+      for (int v = 0; v < values; v++) {
+        int c = counts[v];
+        if (c == 0) {
+          cur[v] = -1;
+          continue;
+        }
+        counts[v] = 0;
+        int slot = -1;
+        while (j < p) {
+          int known = prev[j];
+          if (known < 0) {
+            j++;
+            continue;
+          }
+          int cmp = compare(f, v, keys[known]);
+          if (cmp < 0) {
+            break;
+          }
+          j++;
+          if (cmp == 0) {
+            slot = known;
+            break;
+          }
+        }
+        if (slot < 0) {
+          slot = slot(f.valueBytes(v));
+        }
+        this.counts[slot] += c;
+        cur[v] = slot;
+      }
+      current = prev;
+      previous = cur;
+      previousField = f;
+    }
+
+    /**
+     * True when two partitions' value sets are byte for byte the same (same values, same order).
+     */
+    private static boolean sameValues(FieldReader a, FieldReader b) {
+      if (a.valueCount != b.valueCount || a.width != b.width) {
+        return false;
+      }
+      long aEnd;
+      long bEnd;
+      if (a.width > 0) {
+        aEnd = a.valueData + (long) a.valueCount * a.width;
+        bEnd = b.valueData + (long) b.valueCount * b.width;
+        return MemorySegment.mismatch(a.data, a.valueData, aEnd, b.data, b.valueData, bEnd) < 0;
+      }
+      if (a.offsetWidth != b.offsetWidth) {
+        return false;
+      }
+      aEnd = a.valueData + a.unsigned(a.valueData - a.offsetWidth, a.offsetWidth);
+      bEnd = b.valueData + b.unsigned(b.valueData - b.offsetWidth, b.offsetWidth);
+      return MemorySegment.mismatch(a.data, a.values, aEnd, b.data, b.values, bEnd) < 0;
+    }
   }
 }

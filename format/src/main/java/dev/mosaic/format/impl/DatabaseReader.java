@@ -551,6 +551,29 @@ public final class DatabaseReader implements Database {
     return blocks != null ? blocks.compressedBytes() : payloadBytesUncompressed();
   }
 
+  /** The LZ4 payload blocks, or null when payloads are raw (used by {@link PartitionMerge}). */
+  PayloadBlocks payloadBlocks() {
+    ensureOpen();
+    return blocks;
+  }
+
+  /**
+   * Raw payloads only: the payload bytes of documents {@code [from, to)}, which lie back to back
+   * (used by {@link PartitionMerge}).
+   */
+  MemorySegment rawPayloads(int from, int to) {
+    ensureOpen();
+    long start = rawPayloadOffset(from);
+    return data.asSlice(payloadData + start, rawPayloadOffset(to) - start);
+  }
+
+  /** Raw payloads only: where document {@code document}'s payload starts ({@code [0, n]}). */
+  long rawPayloadOffset(int document) {
+    return payloadWidth == 4
+        ? data.get(INT, payloadOffsets + 4L * document) & 0xFFFF_FFFFL
+        : data.get(LONG, payloadOffsets + 8L * document);
+  }
+
   private void checkDocument(int document) {
     if (document < 0 || document >= documents) {
       throw new IndexOutOfBoundsException(

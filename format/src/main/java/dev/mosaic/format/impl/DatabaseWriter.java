@@ -182,7 +182,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   // ---------------------------------------------------------------------------------------------
 
-  private static long totalLength(List<Segment> segments) {
+  static long totalLength(List<Segment> segments) {
     long total = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * segments.size();
     for (Segment s : segments) {
       total += align8(s.length());
@@ -196,6 +196,17 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   private void write(Output out) throws IOException {
     List<Segment> segments = segments();
+    writeFile(out, builtVersion, schema, documents.size(), segments);
+  }
+
+  /**
+   * Writes a whole file: header, directory, the segments in order with their padding, and the
+   * trailer with the CRC32C of everything before it. Shared by the writer and {@link
+   * PartitionMerge}.
+   */
+  static void writeFile(
+      Output out, int builtVersion, Schema schema, int documentCount, List<Segment> segments)
+      throws IOException {
     long total = totalLength(segments);
     ByteSink head = new ByteSink(HEADER_SIZE + DIRECTORY_ENTRY_SIZE * segments.size());
     head.putLong(MAGIC)
@@ -203,7 +214,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         .putInt(schema.version())
         .putByte(CHECKSUM_CRC32C)
         .skip(3)
-        .putInt(documents.size())
+        .putInt(documentCount)
         .putInt(segments.size())
         .putInt(0);
     long offset = HEADER_SIZE + (long) DIRECTORY_ENTRY_SIZE * segments.size();
@@ -402,10 +413,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     }
     int distinct = sorted.length;
     if (filterable
-        && (bloomFields.contains(name)
-            || (autoBloomFilters
-                && n >= AUTO_BLOOM_MIN_DOCUMENTS
-                && (long) distinct * 100 >= (long) n * AUTO_BLOOM_MIN_DISTINCT_PERCENT))) {
+        && (bloomFields.contains(name) || (autoBloomFilters && autoBloomApplies(n, distinct)))) {
       blooms.put(schema.fields().indexOf(field), BloomFilter.build(sorted));
     }
 
@@ -440,6 +448,72 @@ public final class DatabaseWriter implements DatabaseBuilder {
     }
     start[n] = used;
 
+    int[] prefix = null;
+    int[] ids = null;
+    if (filterable) {
+      prefix = new int[distinct + 1];
+      for (int i = 0; i < used; i++) {
+        prefix[ranks[i] + 1]++;
+      }
+      for (int v = 0; v < distinct; v++) {
+        prefix[v + 1] += prefix[v];
+      }
+      ids = new int[used];
+      int[] cursor = Arrays.copyOf(prefix, distinct);
+      for (int doc = 0; doc < n; doc++) {
+        for (int i = start[doc]; i < start[doc + 1]; i++) {
+          ids[cursor[ranks[i]]++] = doc;
+        }
+      }
+    }
+    int[] docRanks = null;
+    if (sortable) {
+      docRanks = new int[n];
+      if (bitWidth(distinct) > 0) {
+        for (int doc = 0; doc < n; doc++) {
+          if (start[doc + 1] - start[doc] != 1) {
+            throw new IllegalStateException("field '" + name + "' needs one value per document");
+          }
+          docRanks[doc] = ranks[start[doc]];
+        }
+      }
+    }
+    return encodeField(field, n, sorted, singleValued, prefix, ids, docRanks);
+  }
+
+  /**
+   * True when a filterable field gets a Bloom filter automatically: the partition has at least
+   * {@link #AUTO_BLOOM_MIN_DOCUMENTS} documents and at least 0.8 distinct values per document.
+   */
+  static boolean autoBloomApplies(int documents, int distinct) {
+    return documents >= AUTO_BLOOM_MIN_DOCUMENTS
+        && (long) distinct * 100 >= (long) documents * AUTO_BLOOM_MIN_DISTINCT_PERCENT;
+  }
+
+  /**
+   * Encodes one field segment (header, sorted value set, postings when filterable, document-to-rank
+   * index when sortable) from the field's content in rank terms. Shared by the writer and by {@link
+   * PartitionMerge}, so both produce the same bytes for the same content.
+   *
+   * @param n number of documents
+   * @param sorted the distinct values in comparable-byte order (a value's index is its rank)
+   * @param singleValued true when every document has at most one distinct value
+   * @param prefix filterable only (else null): {@code distinct + 1} cumulative document counts
+   * @param ids filterable only (else null): the documents of each rank, grouped by rank in rank
+   *     order ({@code [prefix[r], prefix[r + 1])}), ascending within a rank
+   * @param docRanks sortable only (else null): the rank of every document's value
+   */
+  static ByteSink encodeField(
+      Field field,
+      int n,
+      byte[][] sorted,
+      boolean singleValued,
+      int[] prefix,
+      int[] ids,
+      int[] docRanks) {
+    boolean filterable = field.role().isFilterable();
+    boolean sortable = field.role().isSortable();
+    int distinct = sorted.length;
     int width = fixedWidth(field.type());
     ByteSink sink = new ByteSink(FIELD_HEADER_SIZE + 64);
     int idBytes = idBytes(n);
@@ -476,20 +550,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     int flags = singleValued ? FLAG_SINGLE_VALUED : 0;
     if (filterable) {
       sink.setLong(32, sink.size());
-      int[] prefix = new int[distinct + 1];
-      for (int i = 0; i < used; i++) {
-        prefix[ranks[i] + 1]++;
-      }
-      for (int v = 0; v < distinct; v++) {
-        prefix[v + 1] += prefix[v];
-      }
-      int[] ids = new int[used];
-      int[] cursor = Arrays.copyOf(prefix, distinct);
-      for (int doc = 0; doc < n; doc++) {
-        for (int i = start[doc]; i < start[doc + 1]; i++) {
-          ids[cursor[ranks[i]]++] = doc;
-        }
-      }
+      int used = prefix[distinct];
       boolean allLists = true;
       for (int v = 0; v < distinct; v++) {
         if (!isList(prefix[v + 1] - prefix[v], idBytes, n)) {
@@ -557,11 +618,8 @@ public final class DatabaseWriter implements DatabaseBuilder {
       sink.skip(bytes + 8);
       if (bitWidth > 0) {
         for (int doc = 0; doc < n; doc++) {
-          if (start[doc + 1] - start[doc] != 1) {
-            throw new IllegalStateException("field '" + name + "' needs one value per document");
-          }
           long bit = (long) doc * bitWidth;
-          long value = (long) ranks[start[doc]] << (bit & 7);
+          long value = (long) docRanks[doc] << (bit & 7);
           sink.orLong(at + (int) (bit >>> 3), value);
         }
       }
@@ -578,11 +636,12 @@ public final class DatabaseWriter implements DatabaseBuilder {
   /**
    * One segment to write: in-memory bytes, plus the documents' payloads for the payload segment.
    */
-  private static final class Segment {
+  static final class Segment {
     final int kind;
     final int field;
     final ByteSink head;
     final List<byte[]> payloads;
+    final Body body;
     final long length;
     boolean compressed;
 
@@ -591,6 +650,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
       this.field = field;
       this.head = head;
       this.payloads = payloads;
+      this.body = null;
       long len = head.size();
       if (payloads != null) {
         for (byte[] p : payloads) {
@@ -598,6 +658,16 @@ public final class DatabaseWriter implements DatabaseBuilder {
         }
       }
       this.length = len;
+    }
+
+    /** A segment whose bytes after {@code head} are streamed by {@code body} when written. */
+    Segment(int kind, int field, ByteSink head, long bodyLength, Body body) {
+      this.kind = kind;
+      this.field = field;
+      this.head = head;
+      this.payloads = null;
+      this.body = body;
+      this.length = head.size() + bodyLength;
     }
 
     long length() {
@@ -611,14 +681,31 @@ public final class DatabaseWriter implements DatabaseBuilder {
           out.write(p, 0, p.length);
         }
       }
+      if (body != null) {
+        long before = out.written;
+        body.writeTo(out);
+        if (out.written - before != length - head.size()) {
+          throw new IllegalStateException(
+              "segment body wrote "
+                  + (out.written - before)
+                  + " bytes, announced "
+                  + (length - head.size()));
+        }
+      }
     }
   }
 
+  /** Streams the bytes of a segment after its head. */
+  interface Body {
+    void writeTo(Output out) throws IOException;
+  }
+
   /** Buffered output to a channel, computing the CRC32C of everything written. */
-  private static final class Output {
+  static final class Output {
     final WritableByteChannel channel;
     final ByteBuffer buffer = ByteBuffer.allocate(1 << 16);
     final CRC32C crc = new CRC32C();
+    long written;
 
     Output(WritableByteChannel channel) {
       this.channel = channel;
@@ -626,11 +713,28 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
     void write(byte[] b, int off, int len) throws IOException {
       crc.update(b, off, len);
+      written += len;
       while (len > 0) {
         int n = Math.min(len, buffer.remaining());
         buffer.put(b, off, n);
         off += n;
         len -= n;
+        if (!buffer.hasRemaining()) {
+          drain();
+        }
+      }
+    }
+
+    /** Writes bytes of a memory segment (a mapped input, for instance). */
+    void write(java.lang.foreign.MemorySegment src) throws IOException {
+      long len = src.byteSize();
+      written += len;
+      for (long off = 0; off < len; ) {
+        int n = (int) Math.min(len - off, buffer.remaining());
+        ByteBuffer chunk = src.asSlice(off, n).asByteBuffer();
+        crc.update(chunk.duplicate());
+        buffer.put(chunk);
+        off += n;
         if (!buffer.hasRemaining()) {
           drain();
         }

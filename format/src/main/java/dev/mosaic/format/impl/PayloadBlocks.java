@@ -125,7 +125,19 @@ final class PayloadBlocks {
     return logical(documents);
   }
 
-  private long logical(int document) {
+  /** First document of block {@code block}, for {@code block} in {@code [0, blockCount]}. */
+  int blockFirstDocument(int block) {
+    return data.get(INT, firstDocs + 4L * block);
+  }
+
+  /** The LZ4 bytes of one block, as stored (used by {@link PartitionMerge} to copy blocks). */
+  MemorySegment compressedBlock(int block) {
+    long at = data.get(LONG, blockOffsets + 8L * block);
+    return data.asSlice(blockData + at, data.get(LONG, blockOffsets + 8L * block + 8) - at);
+  }
+
+  /** Where a document's payload starts in the uncompressed concatenation ({@code [0, n]}). */
+  long logical(int document) {
     return width == 4
         ? data.get(INT, logicalOffsets + 4L * document) & 0xFFFF_FFFFL
         : data.get(LONG, logicalOffsets + 8L * document);

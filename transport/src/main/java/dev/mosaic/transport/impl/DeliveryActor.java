@@ -161,6 +161,15 @@ final class DeliveryActor {
           m.error() != null
               ? StoreWriter.reason(m.error())
               : (m.ack().getReason().isEmpty() ? "refused without reason" : m.ack().getReason());
+      if (m.ack() != null && m.ack().getSuperseded()) {
+        // the group holds a newer version: final, no retry (retries would only hold a delivery
+        // slot that fresher files wait for)
+        LOG.debug(
+            "{} delivery of {} to {} superseded: {}", plan.kind(), plan.id(), m.group(), reason);
+        failed.put(m.group(), "superseded: " + m.target() + ": " + reason);
+        metrics.delivery(plan.kind(), false, Duration.ZERO);
+        return;
+      }
       failedAttempt(m.group(), m.target() + ": " + reason);
     }
 

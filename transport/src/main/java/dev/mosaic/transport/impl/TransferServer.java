@@ -249,16 +249,22 @@ final class TransferServer implements AutoCloseable {
       return refuse(h, body, true, "already holds " + id);
     }
     if (held != null && held > id.version()) {
-      return refuse(
-          h,
-          body,
-          false,
-          "older version: "
-              + id
-              + " is older than the held version "
-              + held
-              + " of partition "
-              + id.partition());
+      // not an error: deliveries of two versions crossed (a relay overtaken by a newer entry copy)
+      body.runWith(Sink.ignore(), ext.materializer());
+      LOG.debug("{}: superseded {} from {}: holds {}", nodeId, id, h.getSenderNode(), held);
+      return CompletableFuture.completedFuture(
+          ack(
+                  false,
+                  false,
+                  "older version: "
+                      + id
+                      + " is older than the held version "
+                      + held
+                      + " of partition "
+                      + id.partition())
+              .toBuilder()
+              .setSuperseded(true)
+              .build());
     }
     if (active.incrementAndGet() > settings.maxIncomingTransfers()) {
       active.decrementAndGet();

@@ -1,0 +1,83 @@
+package dev.mosaic.transport.impl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.transport.SearcherEndpoint;
+import dev.mosaic.transport.wire.FileAck;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** How a delivery treats each kind of refusal: retry what may pass later, not what cannot. */
+class DeliveryRetryTest {
+  private static final ActorTestKit KIT = ActorTestKit.create();
+  private static final SearcherEndpoint PEER =
+      new SearcherEndpoint("dc-a-2", "dc-a", "127.0.0.1", 1, "http://127.0.0.1:2");
+
+  @AfterAll
+  static void stop() {
+    KIT.shutdownTestKit();
+  }
+
+  private static DeliveryPlan.Outcome deliver(FileAck answer, AtomicInteger attempts)
+      throws Exception {
+    ActorRef<DeliveryCoordinator.Command> coordinator =
+        KIT.spawn(DeliveryCoordinator.create(2, new TransportMetrics(new SimpleMeterRegistry())));
+    DeliveryPlan plan =
+        new DeliveryPlan(
+            new PartitionFileId(1, 7, 3),
+            "relay",
+            Set.of("dc-a-2"),
+            group -> List.of(PEER),
+            target -> {
+              attempts.incrementAndGet();
+              return CompletableFuture.completedFuture(answer);
+            },
+            5,
+            Duration.ofMillis(1),
+            Duration.ofMillis(5),
+            (group, target) -> {});
+    CompletableFuture<DeliveryPlan.Outcome> result = new CompletableFuture<>();
+    coordinator.tell(new DeliveryCoordinator.Submit(plan, result));
+    return result.get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aCopySupersededByANewerVersionIsNotRetried() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    FileAck superseded =
+        FileAck.newBuilder()
+            .setAccepted(false)
+            .setSuperseded(true)
+            .setReason("older version: v1/7/3 is older than the held version 4 of partition 7")
+            .build();
+
+    DeliveryPlan.Outcome outcome = deliver(superseded, attempts);
+
+    assertThat(attempts).hasValue(1);
+    assertThat(outcome.acceptedBy()).isEmpty();
+    assertThat(outcome.failed().get("dc-a-2"))
+        .startsWith("superseded: ")
+        .contains("held version 4");
+  }
+
+  @Test
+  void aBusyRefusalIsRetriedUpToTheAttemptLimit() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    FileAck busy = FileAck.newBuilder().setAccepted(false).setReason("busy: 4 transfers").build();
+
+    DeliveryPlan.Outcome outcome = deliver(busy, attempts);
+
+    assertThat(attempts).hasValue(5);
+    assertThat(outcome.failed().get("dc-a-2")).contains("busy");
+  }
+}
