@@ -51,7 +51,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   static final int AUTO_BLOOM_MIN_DISTINCT_PERCENT = 80;
 
   /** Default target uncompressed size of one payload block. */
-  static final int DEFAULT_BLOCK_SIZE = 32 * 1024;
+  static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
 
   /** LZ4 is chosen by {@link PayloadCompression#AUTO} when it saves at least 1/10 of the bytes. */
   private static final int AUTO_MIN_SAVING_DIVISOR = 10;
