@@ -41,7 +41,7 @@ public interface DatabaseBuilder {
   DatabaseBuilder payloadCompression(PayloadCompression compression);
 
   /**
-   * Target uncompressed size of one payload block, in bytes (default 32 KiB): a block closes once
+   * Target uncompressed size of one payload block, in bytes (default 8 KiB): a block closes once
    * its payloads reach this size, so a block holds at least one document. Smaller blocks make a
    * random payload read cheaper; larger blocks usually compress better.
    *

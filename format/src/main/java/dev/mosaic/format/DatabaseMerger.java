@@ -14,11 +14,13 @@ import java.util.Set;
  * Merges several partition databases of the same schema into one new file without rebuilding it
  * from documents: the value sets are merged (a k-way merge of the sorted value sets), document ids
  * are remapped in the postings (value → documents) and in the document-to-value index, per-value
- * counts are summed, Bloom filters are rebuilt over the merged values, and payload bytes are joined
- * (LZ4 blocks of compressed inputs are copied as they are unless asked otherwise). No {@link
- * Document} is materialized; memory is about the merged file's index part (its field segments) plus
- * a few integers per value and per document of the field being merged, far below a rebuild. The
- * file layout is the writer's ({@code format/FORMAT.md}, "Merge").
+ * counts are summed, Bloom filters are built over the merged values by the writer's rules (fields
+ * asked for with {@link Builder#bloomFilter(String)}, plus the automatic rule applied to the merged
+ * partition, not to each input), and payload bytes are joined (LZ4 blocks of compressed inputs are
+ * copied as they are unless asked otherwise). No {@link Document} is materialized; memory is about
+ * the merged file's index part (its field segments) plus a few integers per value and per document
+ * of the field being merged, far below a rebuild. The file layout is the writer's ({@code
+ * format/FORMAT.md}, "Merge").
  *
  * <p>Document order: the result holds the documents of the first input (ids {@code 0..n0-1}), then
  * those of the second, and so on, each input's documents in their own order. Query results equal
@@ -120,7 +122,7 @@ public final class DatabaseMerger {
     private final List<Object> inputs = new ArrayList<>();
     private Path output;
     private PayloadCompression compression = PayloadCompression.AUTO;
-    private int blockSize = 32 * 1024;
+    private int blockSize = PartitionMerge.DEFAULT_BLOCK_SIZE;
     private boolean copyCompressedBlocks = true;
     private final Set<String> bloomFields = new LinkedHashSet<>();
     private boolean autoBloomFilters = true;
@@ -164,7 +166,8 @@ public final class DatabaseMerger {
     }
 
     /**
-     * Target uncompressed size of the LZ4 blocks compressed during the merge (default 32 KiB).
+     * Target uncompressed size of the LZ4 blocks compressed during the merge (default: {@link
+     * DatabaseBuilder}'s default).
      *
      * @throws IllegalArgumentException when not positive
      */
@@ -187,7 +190,10 @@ public final class DatabaseMerger {
     }
 
     /**
-     * Adds a Bloom filter on a filterable field. Fields that have one in any input keep it anyway.
+     * Adds a Bloom filter on a filterable field, as {@link DatabaseBuilder#bloomFilter(String)}
+     * does. NOTE: the inputs' filters are not carried over by themselves (an input's filter may
+     * come from the automatic rule on that input's statistics): ask again for the fields that must
+     * keep one whatever the statistics.
      */
     public Builder bloomFilter(String field) {
       bloomFields.add(Objects.requireNonNull(field, "field"));

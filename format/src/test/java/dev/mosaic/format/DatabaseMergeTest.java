@@ -236,6 +236,71 @@ class DatabaseMergeTest {
     }
   }
 
+  @Test
+  void lz4BlocksOfCompressedInputsAreCopiedAndRawInputsCompressedNextToThem() throws Exception {
+    Random random = new Random(SEED);
+    RandomizedDatabaseTest.Values values = new RandomizedDatabaseTest.Values(random);
+    Schema schema =
+        Schema.builder()
+            .field("tag", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("rank", FieldType.LONG, FieldRole.FULL)
+            .field("at", FieldType.TIMESTAMP, FieldRole.SORTABLE)
+            .build();
+    List<Document> all = new ArrayList<>();
+    DatabaseMerger.Builder merger = DatabaseMerger.builder();
+    // a format version 1 input (raw payloads, no Bloom filter), two LZ4 inputs, an empty one
+    PayloadCompression[] kinds = {
+      PayloadCompression.NONE,
+      PayloadCompression.LZ4,
+      PayloadCompression.LZ4,
+      PayloadCompression.LZ4
+    };
+    int[] sizes = {300, 200, 250, 0};
+    int[] versions = new int[kinds.length];
+    int inputBlocks = 0;
+    for (int p = 0; p < kinds.length; p++) {
+      DatabaseBuilder b =
+          DatabaseBuilder.create(schema)
+              .payloadCompression(kinds[p])
+              .payloadBlockSize(256)
+              .autoBloomFilters(false);
+      for (int i = 0; i < sizes[p]; i++) {
+        Document d = RandomizedDatabaseTest.randomDocument(schema, values, random);
+        all.add(d);
+        b.add(d);
+      }
+      Path file = dir.resolve("in" + p + ".mosaic");
+      b.writeTo(file);
+      try (DatabaseReader db = (DatabaseReader) Database.open(file)) {
+        versions[p] = db.formatVersion();
+        inputBlocks += db.payloadBlockCount();
+      }
+      merger.add(file);
+    }
+    assertThat(versions).containsExactly(1, 2, 2, 1);
+    Path out = dir.resolve("out.mosaic");
+    DatabaseMerger.Summary s =
+        merger
+            .output(out)
+            .payloadCompression(PayloadCompression.LZ4)
+            .payloadBlockSize(512)
+            .build()
+            .merge();
+    assertThat(s.payloadsCompressed()).isTrue();
+    assertThat(s.copiedBlocks()).isEqualTo(inputBlocks);
+    assertThat(s.compressedBlocks()).isPositive();
+    assertThat(s.formatVersion()).isEqualTo(2);
+    try (DatabaseReader merged = (DatabaseReader) Database.open(out, true)) {
+      assertThat(merged.payloadBlockCount()).isEqualTo(s.copiedBlocks() + s.compressedBlocks());
+      DatabaseBuilder rebuild = DatabaseBuilder.create(schema);
+      all.forEach(rebuild::add);
+      try (Database rebuilt = Database.fromBytes(rebuild.toByteArray())) {
+        compare(
+            schema, merged, rebuilt, new ReferenceDatabase(schema, List.of(all)), values, random);
+      }
+    }
+  }
+
   // ----- errors --------------------------------------------------------------------------------
 
   private static final Schema SCHEMA =

@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * {@code mosaic-inspect}: looks inside database files. Subcommands: {@code info} (header, schema,
  * segments with sizes), {@code fields} (per-field value counts and top values), {@code verify}
  * (structure and checksum), {@code dump} (documents as JSON lines), {@code query} (a JSON query
- * over one or more files, with {@code --explain}).
+ * over one or more files, with {@code --explain}), {@code merge} (several partition files of one
+ * schema into one new file, without rebuilding from documents).
  *
  * <p>Thread safety: one invocation per instance. Exit codes: 0 success, 1 a failed check or error,
  * 2 bad usage.
@@ -43,7 +44,8 @@ import picocli.CommandLine.Spec;
       InspectMain.Fields.class,
       InspectMain.Verify.class,
       InspectMain.Dump.class,
-      InspectMain.QueryCommand.class
+      InspectMain.QueryCommand.class,
+      InspectMain.Merge.class
     })
 public final class InspectMain implements Runnable {
   static final ObjectMapper JSON =
@@ -168,6 +170,71 @@ public final class InspectMain implements Runnable {
           }
         }
       }
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "merge",
+      description =
+          "Merges partition files of the same schema into one new file (documents in input order),"
+              + " without rebuilding from documents.")
+  static final class Merge implements Callable<Integer> {
+    @Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = {"-o", "--output"},
+        required = true,
+        description = "File to create; it must not exist.")
+    Path output;
+
+    @Option(
+        names = "--compression",
+        description = "Payload storage of the result: ${COMPLETION-CANDIDATES} (default AUTO).")
+    dev.mosaic.format.PayloadCompression compression = dev.mosaic.format.PayloadCompression.AUTO;
+
+    @Option(
+        names = "--block-size",
+        description =
+            "Target size of LZ4 blocks compressed by the merge (default ${DEFAULT-VALUE}).")
+    int blockSize = dev.mosaic.format.impl.PartitionMerge.DEFAULT_BLOCK_SIZE;
+
+    @Option(
+        names = "--reblock",
+        description =
+            "Re-block every payload instead of copying the LZ4 blocks of compressed inputs"
+                + " (slower; the bytes of a rebuild).")
+    boolean reblock;
+
+    @Option(names = "--bloom", description = "Adds a Bloom filter on a filterable field.")
+    List<String> blooms = new ArrayList<>();
+
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "Input partition files.")
+    List<Path> inputs;
+
+    @Override
+    public Integer call() throws Exception {
+      dev.mosaic.format.DatabaseMerger.Builder b =
+          dev.mosaic.format.DatabaseMerger.builder()
+              .addAll(inputs)
+              .output(output)
+              .payloadCompression(compression)
+              .payloadBlockSize(blockSize)
+              .copyCompressedBlocks(!reblock);
+      blooms.forEach(b::bloomFilter);
+      dev.mosaic.format.DatabaseMerger.Summary s = b.build().merge();
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf("merged %d files, %d documents into %s%n", s.inputs(), s.documents(), s.output());
+      out.printf("size: %d bytes, format version %d%n", s.sizeInBytes(), s.formatVersion());
+      out.printf(
+          "payloads: %s%n",
+          s.payloadsCompressed()
+              ? "lz4 blocks (" + s.copiedBlocks() + " copied, " + s.compressedBlocks() + " new)"
+              : "raw");
+      out.printf(
+          "bloom filters: %s%n",
+          s.bloomFilters().isEmpty() ? "none" : String.join(", ", s.bloomFilters()));
+      out.printf("time: %.1f ms%n", s.elapsedNanos() / 1e6);
       return 0;
     }
   }

@@ -138,4 +138,44 @@ class InspectMainTest {
     assertThat(run("query", "-q", "{\"where\":{\"near\":{}}}", file.toString())).isEqualTo(2);
     assertThat(err).contains("unknown operator 'near'");
   }
+
+  @Test
+  void mergeJoinsFilesIntoOneThatAnswersForAllOfThem() throws Exception {
+    Path second = dir.resolve("more.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    for (int i = 0; i < 10; i++) {
+      b.add(
+          Document.builder(SCHEMA)
+              .add("id", "more-" + i)
+              .add("mark", "volvo")
+              .add("price", 7L)
+              .payload(("{\"more\":" + i + "}").getBytes(StandardCharsets.UTF_8))
+              .build());
+    }
+    b.writeTo(second);
+    Path merged = dir.resolve("merged.mosaic");
+    assertThat(run("merge", "--output", merged.toString(), file.toString(), second.toString()))
+        .isZero();
+    assertThat(out)
+        .contains("merged 2 files, 410 documents into " + merged)
+        .contains("format version 2")
+        .contains("bloom filters: id");
+    assertThat(run("verify", merged.toString())).isZero();
+    assertThat(run("query", "-q", "{\"where\":{\"eq\":{\"mark\":\"volvo\"}}}", merged.toString()))
+        .isZero();
+    assertThat(out).contains("count: 10");
+    assertThat(run("dump", "--from", "400", "--limit", "1", merged.toString())).isZero();
+    assertThat(out).contains("\"id\":400").contains("\"mark\":\"volvo\"");
+
+    assertThat(run("merge", "-o", merged.toString(), file.toString())).isEqualTo(1);
+    assertThat(err).contains("already exists");
+    Schema other = Schema.builder().field("x", FieldType.INT, FieldRole.FULL).build();
+    Path odd = dir.resolve("odd.mosaic");
+    DatabaseBuilder.create(other).writeTo(odd);
+    assertThat(
+            run("merge", "-o", dir.resolve("x.mosaic").toString(), file.toString(), odd.toString()))
+        .isEqualTo(1);
+    assertThat(err).contains("input 1 (" + odd + ") has schema");
+    assertThat(Files.exists(dir.resolve("x.mosaic"))).isFalse();
+  }
 }

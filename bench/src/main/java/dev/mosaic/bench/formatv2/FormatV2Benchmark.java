@@ -34,7 +34,11 @@ import org.openjdk.jmh.annotations.TearDown;
  * perPartition} offers): random payload fetch, composite {@code eq} on {@code offer_id}, and a
  * composite count sequential against parallel (common pool). {@code variant=v1} builds raw payloads
  * and no Bloom filters; {@code v2} uses the defaults (LZ4 blocks when they pay, automatic Bloom
- * filters). Setup prints a {@code RESULT formatv2_bytes} line with the bytes of all partitions.
+ * filters). {@code variant=lz4-<k>} forces LZ4 payload blocks of {@code k} KiB (and the default
+ * Bloom filters), {@code variant=raw} forces raw payloads with the v2 defaults otherwise: run
+ * {@code -p variant=raw,lz4-4,lz4-8,lz4-16,lz4-32 -p perPartition=490} to compare payload fetch
+ * latency and bytes by block size. Setup prints a {@code RESULT formatv2_bytes} line with the bytes
+ * of all partitions and of their payloads as stored.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -49,6 +53,14 @@ public class FormatV2Benchmark {
   @Param("300")
   public int perPartition;
 
+  /**
+   * {@code heap}: partitions read from byte arrays; {@code mapped}: written to files and mapped.
+   */
+  @Param("heap")
+  public String storage;
+
+  private java.nio.file.Path directory;
+
   private List<Database> dbs;
   private CompositeDatabase composite;
   private String[] ids;
@@ -62,12 +74,21 @@ public class FormatV2Benchmark {
     List<String> allIds = new ArrayList<>();
     long bytes = 0;
     long payload = 0;
+    long stored = 0;
     for (int p = 0; p < partitions; p++) {
       DatabaseBuilder b = DatabaseBuilder.create(CarsSchema.SCHEMA);
       if (variant.equals("v1")) {
         b.payloadCompression(PayloadCompression.NONE).autoBloomFilters(false);
       } else {
         b.bloomFilter(CarsSchema.OFFER_ID);
+        if (variant.equals("raw")) {
+          b.payloadCompression(PayloadCompression.NONE);
+        } else if (variant.startsWith("lz4-")) {
+          b.payloadCompression(PayloadCompression.LZ4)
+              .payloadBlockSize(Integer.parseInt(variant.substring(4)) * 1024);
+        } else if (!variant.equals("v2")) {
+          throw new IllegalArgumentException("unknown variant " + variant);
+        }
       }
       for (CarOffer car : generator.next(perPartition)) {
         Document d = CarOffers.toDocument(car);
@@ -79,8 +100,22 @@ public class FormatV2Benchmark {
                     d.values(CarsSchema.OFFER_ID).get(0), java.nio.charset.StandardCharsets.UTF_8));
         b.add(d);
       }
-      Database db = Database.fromBytes(b.toByteArray());
+      Database db;
+      if (storage.equals("mapped")) {
+        if (directory == null) {
+          directory = java.nio.file.Files.createTempDirectory("formatv2-");
+        }
+        java.nio.file.Path file = directory.resolve("p" + p + ".mosaic");
+        b.writeTo(file);
+        db = Database.open(file);
+      } else {
+        db = Database.fromBytes(b.toByteArray());
+      }
       bytes += db.sizeInBytes();
+      stored +=
+          db instanceof dev.mosaic.format.impl.DatabaseReader r
+              ? r.payloadBytesStored()
+              : db.sizeInBytes();
       dbs.add(db);
     }
     composite = CompositeDatabase.of(CarsSchema.SCHEMA, dbs);
@@ -92,13 +127,22 @@ public class FormatV2Benchmark {
                 Condition.eq(CarsSchema.MARK, CarOfferGenerator.marks().get(0)),
                 Condition.gte(CarsSchema.PRICE, 1_000_000L)));
     System.out.printf(
-        "RESULT formatv2_bytes variant=%s partitions=%d documents=%d file_bytes=%d raw_payload_bytes=%d%n",
-        variant, partitions, (long) partitions * perPartition, bytes, payload);
+        "RESULT formatv2_bytes variant=%s partitions=%d documents=%d file_bytes=%d"
+            + " raw_payload_bytes=%d stored_payload_bytes=%d%n",
+        variant, partitions, (long) partitions * perPartition, bytes, payload, stored);
   }
 
   @TearDown(Level.Trial)
-  public void close() {
+  public void close() throws java.io.IOException {
     dbs.forEach(Database::close);
+    if (directory != null) {
+      try (var files = java.nio.file.Files.list(directory)) {
+        for (java.nio.file.Path f : files.toList()) {
+          java.nio.file.Files.delete(f);
+        }
+      }
+      java.nio.file.Files.delete(directory);
+    }
   }
 
   @Benchmark

@@ -33,7 +33,24 @@ public final class CompositeReader implements CompositeDatabase {
   private final DatabaseReader[] readers;
   private final long documentCount;
 
+  /** Null when some partition is not a {@link DatabaseReader} or the budget is zero. */
+  private final CompositeDictionary dictionary;
+
+  /** The distinct lifetimes of the partitions' memory (one per arena). */
+  private final MemorySegment.Scope[] scopes;
+
+  /** {@link DatabaseReader#CLOSES} when every partition was last seen open. */
+  private volatile long openCheckedAt = -1;
+
   public CompositeReader(Schema schema, List<? extends Database> partitions) {
+    this(schema, partitions, CompositeDictionary.DEFAULT_BUDGET_BYTES);
+  }
+
+  /**
+   * A composite whose value dictionaries (see {@link CompositeDictionary}) may take up to {@code
+   * dictionaryBudgetBytes} of heap; 0 disables them.
+   */
+  CompositeReader(Schema schema, List<? extends Database> partitions, long dictionaryBudgetBytes) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.partitions = List.copyOf(partitions);
     this.readers = new DatabaseReader[this.partitions.size()];
@@ -48,6 +65,56 @@ public final class CompositeReader implements CompositeDatabase {
       n += d.documentCount();
     }
     this.documentCount = n;
+    boolean allReaders = true;
+    for (DatabaseReader r : readers) {
+      allReaders &= r != null;
+    }
+    java.util.Set<MemorySegment.Scope> distinct =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (DatabaseReader r : readers) {
+      if (r != null) {
+        distinct.add(r.scope());
+      }
+    }
+    this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
+    this.dictionary =
+        allReaders && dictionaryBudgetBytes > 0
+            ? new CompositeDictionary(readers, schema.fields().size(), dictionaryBudgetBytes)
+            : null;
+  }
+
+  /** Heap bytes of the value dictionaries built so far (an estimate), 0 when none. */
+  long dictionaryHeapBytes() {
+    return dictionary == null ? 0 : dictionary.heapBytes();
+  }
+
+  /**
+   * Throws when a partition is closed or its memory unmapped. Looks at the partitions themselves
+   * only when some reader was closed since they were last all seen open.
+   */
+  private void ensurePartitionsOpen() {
+    for (MemorySegment.Scope scope : scopes) {
+      if (!scope.isAlive()) {
+        throw new IllegalStateException("a partition's memory is unmapped: its arena is closed");
+      }
+    }
+    long closes = DatabaseReader.CLOSES.get();
+    if (closes == openCheckedAt) {
+      return;
+    }
+    for (DatabaseReader r : readers) {
+      if (r != null) {
+        r.ensureOpen();
+      }
+    }
+    openCheckedAt = closes;
+  }
+
+  /** The partitions that can match {@code node}, with its leaves' ranks resolved per partition. */
+  private CompositeDictionary.Walk walk(Plan.Node node) {
+    return dictionary != null
+        ? dictionary.walk(node)
+        : CompositeDictionary.walkAll(node, readers.length);
   }
 
   @Override
@@ -74,6 +141,20 @@ public final class CompositeReader implements CompositeDatabase {
   public long count(Query query) {
     Plan.Node node = Plan.compileCondition(schema, query.condition());
     long total = 0;
+    if (dictionary != null) {
+      ensurePartitionsOpen();
+      long known = dictionary.count(node);
+      if (known >= 0) {
+        return known;
+      }
+      CompositeDictionary.Walk walk = dictionary.walk(node);
+      for (int i = walk.next(); i >= 0; i = walk.next()) {
+        DatabaseReader r = readers[i];
+        r.ensureOpen();
+        total += r.count(node, walk.resolved);
+      }
+      return total;
+    }
     for (int i = 0; i < readers.length; i++) {
       DatabaseReader r = readers[i];
       if (r != null) {
@@ -306,7 +387,9 @@ public final class CompositeReader implements CompositeDatabase {
   private void inPartitionOrder(Query query, Plan plan, DocumentProcessor processor) {
     long skip = plan.skip;
     long limit = plan.limit;
-    for (int i = 0; i < readers.length && limit > 0; i++) {
+    ensurePartitionsOpen();
+    CompositeDictionary.Walk walk = walk(plan.condition);
+    for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
       DatabaseReader r = readers[i];
       if (r == null) {
         Database d = partitions.get(i);
@@ -335,7 +418,7 @@ public final class CompositeReader implements CompositeDatabase {
         continue;
       }
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition);
+      Matches m = r.evaluate(plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
         continue;
       }
@@ -369,7 +452,9 @@ public final class CompositeReader implements CompositeDatabase {
     Entry[] heap = new Entry[k];
     int size = 0;
     Threshold threshold = null;
-    for (int i = 0; i < readers.length; i++) {
+    ensurePartitionsOpen();
+    CompositeDictionary.Walk walk = walk(plan.condition);
+    for (int i = walk.next(); i >= 0; i = walk.next()) {
       Cursor c;
       DatabaseReader r = readers[i];
       if (r != null && size == k) {
@@ -387,7 +472,7 @@ public final class CompositeReader implements CompositeDatabase {
         if (descending ? bound >= sort.valueCount : bound <= 0) {
           continue; // no value of the first key here is as good as the k-th kept one
         }
-        Matches m = r.evaluate(threshold.bounded);
+        Matches m = r.evaluate(threshold.bounded, walk.resolved);
         if (m.kind == Matches.NONE) {
           continue;
         }
@@ -404,7 +489,7 @@ public final class CompositeReader implements CompositeDatabase {
             new Cursor(
                 i, r, null, Ordering.top(r, m, plan.orderFields, desc, k), plan.orderFields, r);
       } else {
-        c = cursor(i, query, plan, k);
+        c = cursor(i, query, plan, k, walk.resolved);
       }
       if (c == null) {
         continue;
@@ -472,10 +557,15 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** A partition's ordered candidates, or null when it has none. */
   private Cursor cursor(int i, Query query, Plan plan, int k) {
+    return cursor(i, query, plan, k, null);
+  }
+
+  /** {@link #cursor(int, Query, Plan, int)} with leaf ranks resolved (or null). */
+  private Cursor cursor(int i, Query query, Plan plan, int k, int[] resolved) {
     DatabaseReader r = readers[i];
     if (r != null) {
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition);
+      Matches m = r.evaluate(plan.condition, resolved);
       if (m.kind == Matches.NONE) {
         return null;
       }
@@ -570,8 +660,10 @@ public final class CompositeReader implements CompositeDatabase {
       return;
     }
     List<Cursor> cursors = new ArrayList<>();
-    for (int i = 0; i < readers.length; i++) {
-      Cursor c = cursor(i, query, plan, k);
+    ensurePartitionsOpen();
+    CompositeDictionary.Walk walk = walk(plan.condition);
+    for (int i = walk.next(); i >= 0; i = walk.next()) {
+      Cursor c = cursor(i, query, plan, k, walk.resolved);
       if (c != null) {
         cursors.add(c);
       }

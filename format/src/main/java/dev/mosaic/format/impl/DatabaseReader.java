@@ -402,9 +402,22 @@ public final class DatabaseReader implements Database {
       return;
     }
     closed = true;
+    CLOSES.incrementAndGet();
     if (ownedArena != null) {
       ownedArena.close();
     }
+  }
+
+  /**
+   * Number of {@link #close()} calls on any reader so far: a composite that found all its
+   * partitions open need not look at them again (1024 cold objects) until this changes.
+   */
+  static final java.util.concurrent.atomic.AtomicLong CLOSES =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** The lifetime of the memory this reader reads (its mapping's arena). */
+  MemorySegment.Scope scope() {
+    return data.scope();
   }
 
   void ensureOpen() {
@@ -769,10 +782,15 @@ public final class DatabaseReader implements Database {
   // ----- execution -----------------------------------------------------------------------------
 
   long count(Plan.Node node) {
+    return count(node, null);
+  }
+
+  /** Number of matches, with leaf ranks resolved as in {@link #evaluate(Plan.Node, int[])}. */
+  long count(Plan.Node node, int[] resolved) {
     if (node instanceof Plan.Not not) {
-      return documents - count(not.child());
+      return documents - count(not.child(), resolved);
     }
-    return count(evaluate(node));
+    return count(evaluate(node, resolved));
   }
 
   void execute(Plan plan, DocumentProcessor processor) {
@@ -854,28 +872,50 @@ public final class DatabaseReader implements Database {
 
   static final long STOPPED = -1L << 62;
 
+  /** A slot of a resolved-ranks array whose value was not looked up: search the value set. */
+  static final int UNRESOLVED = Integer.MIN_VALUE;
+
   Matches evaluate(Plan.Node node) {
+    return evaluate(node, null);
+  }
+
+  /**
+   * Evaluates a condition. {@code resolved}, when not null, holds per leaf slot ({@link
+   * Plan.Eq#slot()}) the value's rank in this partition as found by a composite-level dictionary: a
+   * rank, -1 when the partition lacks the value, or {@link #UNRESOLVED} to search the value set.
+   */
+  Matches evaluate(Plan.Node node, int[] resolved) {
     return switch (node) {
       case Plan.All a -> documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
       case Plan.Eq eq -> {
-        BloomFilter bloom = blooms[eq.field()];
-        if (bloom != null && !bloom.mightContain(eq.key().hash())) {
-          yield Matches.NOTHING;
+        int i;
+        if (resolved != null && eq.slot() >= 0 && resolved[eq.slot()] != UNRESOLVED) {
+          i = resolved[eq.slot()];
+        } else {
+          BloomFilter bloom = blooms[eq.field()];
+          if (bloom != null && !bloom.mightContain(eq.key().hash())) {
+            yield Matches.NOTHING;
+          }
+          i = field(eq.field()).find(eq.key());
         }
-        FieldReader f = field(eq.field());
-        int i = f.find(eq.key());
-        yield i < 0 ? Matches.NOTHING : Matches.range(f, i, i + 1);
+        yield i < 0 ? Matches.NOTHING : Matches.range(field(eq.field()), i, i + 1);
       }
       case Plan.In in -> {
         FieldReader f = field(in.field());
-        int[] found = new int[in.keys().length];
+        Key[] keys = in.keys();
+        int[] found = new int[keys.length];
         int n = 0;
         BloomFilter bloom = blooms[in.field()];
-        for (Key key : in.keys()) {
-          if (bloom != null && !bloom.mightContain(key.hash())) {
-            continue;
+        for (int k = 0; k < keys.length; k++) {
+          int i;
+          if (resolved != null && in.slot() >= 0 && resolved[in.slot() + k] != UNRESOLVED) {
+            i = resolved[in.slot() + k];
+          } else {
+            if (bloom != null && !bloom.mightContain(keys[k].hash())) {
+              continue;
+            }
+            i = f.find(keys[k]);
           }
-          int i = f.find(key);
           if (i >= 0) {
             found[n++] = i;
           }
@@ -894,10 +934,10 @@ public final class DatabaseReader implements Database {
         }
         yield Matches.range(f, from, to);
       }
-      case Plan.And and -> and(and.children());
-      case Plan.Or or -> or(or.children());
+      case Plan.And and -> and(and.children(), resolved);
+      case Plan.Or or -> or(or.children(), resolved);
       case Plan.Not not -> {
-        Matches m = evaluate(not.child());
+        Matches m = evaluate(not.child(), resolved);
         if (m.kind == Matches.NONE) {
           yield documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
         }
@@ -914,11 +954,11 @@ public final class DatabaseReader implements Database {
     };
   }
 
-  private Matches and(Plan.Node[] children) {
+  private Matches and(Plan.Node[] children, int[] resolved) {
     Matches[] parts = new Matches[children.length];
     int n = 0;
     for (Plan.Node child : children) {
-      Matches m = evaluate(child);
+      Matches m = evaluate(child, resolved);
       if (m.kind == Matches.NONE) {
         return Matches.NOTHING;
       }
@@ -1051,11 +1091,11 @@ public final class DatabaseReader implements Database {
     }
   }
 
-  private Matches or(Plan.Node[] children) {
+  private Matches or(Plan.Node[] children, int[] resolved) {
     long[] acc = null;
     Matches single = null;
     for (Plan.Node child : children) {
-      Matches m = evaluate(child);
+      Matches m = evaluate(child, resolved);
       if (m.kind == Matches.NONE) {
         continue;
       }

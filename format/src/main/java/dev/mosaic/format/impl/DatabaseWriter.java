@@ -51,7 +51,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   static final int AUTO_BLOOM_MIN_DISTINCT_PERCENT = 80;
 
   /** Default target uncompressed size of one payload block. */
-  static final int DEFAULT_BLOCK_SIZE = 32 * 1024;
+  static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
 
   /** LZ4 is chosen by {@link PayloadCompression#AUTO} when it saves at least 1/10 of the bytes. */
   private static final int AUTO_MIN_SAVING_DIVISOR = 10;
@@ -256,10 +256,15 @@ public final class DatabaseWriter implements DatabaseBuilder {
       for (var bloom : blooms.entrySet()) {
         list.add(new Segment(KIND_BLOOM, bloom.getKey(), bloom.getValue(), null));
       }
-      builtVersion = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
+      builtVersion = formatVersion(payload.compressed, !blooms.isEmpty());
       built = list;
     }
     return built;
+  }
+
+  /** The format version a file is written with: the oldest that has the features it uses. */
+  static int formatVersion(boolean compressedPayloads, boolean bloomFilters) {
+    return compressedPayloads || bloomFilters ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
   }
 
   static ByteSink schemaBytes(Schema schema) {

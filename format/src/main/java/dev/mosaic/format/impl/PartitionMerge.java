@@ -42,6 +42,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 public final class PartitionMerge {
   private PartitionMerge() {}
 
+  /** The writer's default target size of one payload block. */
+  public static final int DEFAULT_BLOCK_SIZE = DatabaseWriter.DEFAULT_BLOCK_SIZE;
+
   /** Merge options (see {@link DatabaseMerger.Builder}). */
   public record Options(
       PayloadCompression compression,
@@ -168,7 +171,7 @@ public final class PartitionMerge {
         PayloadPlan payload = planPayloads();
         segments.add(payload.segment());
         segments.addAll(blooms);
-        int version = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
+        int version = DatabaseWriter.formatVersion(payload.compressed, !blooms.isEmpty());
         long size = write(segments, version);
         return new DatabaseMerger.Summary(
             output,
@@ -191,16 +194,10 @@ public final class PartitionMerge {
       if (!field.role().isFilterable()) {
         return false;
       }
-      if (options.bloomFields().contains(field.name())
-          || (options.autoBloomFilters() && DatabaseWriter.autoBloomApplies(documents, distinct))) {
-        return true;
-      }
-      for (DatabaseReader input : inputs) {
-        if (input.hasBloomFilter(field.name())) {
-          return true;
-        }
-      }
-      return false;
+      // the writer's rules on the merged partition: an input's filter may have come from the
+      // automatic rule on that input's statistics, which the merged partition need not meet
+      return options.bloomFields().contains(field.name())
+          || (options.autoBloomFilters() && DatabaseWriter.autoBloomApplies(documents, distinct));
     }
 
     /** Writes to a temporary file beside the output, then renames it; returns the size. */
@@ -564,34 +561,51 @@ public final class PartitionMerge {
           } else {
             for (int k = 0; k < b.blockCount(); k++) {
               byte[] block = decompress(input, b, k);
-              out.write(block, 0, block.length);
+              out.write(
+                  block,
+                  0,
+                  (int)
+                      (b.logical(b.blockFirstDocument(k + 1))
+                          - b.logical(b.blockFirstDocument(k))));
             }
           }
         }
       }
     }
 
-    /** Decompresses one block of an input, checking its size. */
-    private static byte[] decompress(DatabaseReader input, PayloadBlocks b, int k) {
+    /** Reused buffers for decompressing input blocks. */
+    private byte[] compressedScratch = new byte[0];
+
+    private byte[] decompressedScratch = new byte[0];
+
+    /**
+     * Decompresses one block of an input, checking its size; the bytes are the returned array's
+     * first {@code logical(last) - logical(first)} bytes, valid until the next call.
+     */
+    private byte[] decompress(DatabaseReader input, PayloadBlocks b, int k) {
       long from = b.logical(b.blockFirstDocument(k));
       long to = b.logical(b.blockFirstDocument(k + 1));
       MemorySegment compressed = b.compressedBlock(k);
       long size = to - from;
-      if (size < 0 || size > 255L * compressed.byteSize() + 64) {
+      if (size < 0
+          || size > 255L * compressed.byteSize() + 64
+          || compressed.byteSize() > Integer.MAX_VALUE) {
         throw corrupt(input, k, "claims " + size + " bytes from " + compressed.byteSize());
       }
-      byte[] result = new byte[(int) size];
+      int length = (int) compressed.byteSize();
+      if (compressedScratch.length < length) {
+        compressedScratch = new byte[Math.max(length, compressedScratch.length * 2)];
+      }
+      if (decompressedScratch.length < size) {
+        decompressedScratch = new byte[(int) Math.max(size, decompressedScratch.length * 2L)];
+      }
+      // array to array: the pure-Java decompressor is much slower on direct buffers
+      MemorySegment.copy(compressed, ValueLayout.JAVA_BYTE, 0, compressedScratch, 0, length);
+      byte[] result = decompressedScratch;
       LZ4SafeDecompressor decompressor = PayloadBlocks.LZ4.safeDecompressor();
       int produced;
       try {
-        produced =
-            decompressor.decompress(
-                compressed.asByteBuffer(),
-                0,
-                (int) compressed.byteSize(),
-                java.nio.ByteBuffer.wrap(result),
-                0,
-                result.length);
+        produced = decompressor.decompress(compressedScratch, 0, length, result, 0, (int) size);
       } catch (LZ4Exception e) {
         throw corrupt(input, k, "cannot decompress: " + e.getMessage());
       }

@@ -20,8 +20,12 @@ final class Plan {
   final int skip;
   final int limit;
 
+  /** Number of leaf slots of the condition (see {@link Eq#slot()}). */
+  final int slots;
+
   private Plan(Node condition, int[] orderFields, boolean[] descending, int skip, int limit) {
     this.condition = condition;
+    this.slots = slotCount(condition);
     this.orderFields = orderFields;
     this.descending = descending;
     this.skip = skip;
@@ -40,12 +44,35 @@ final class Plan {
 
   /** Compiles the condition only. */
   static Node compileCondition(Schema schema, Condition condition) {
-    return compile(schema, condition);
+    return compile(schema, condition, new int[1]);
+  }
+
+  /**
+   * One past the largest slot of the condition's {@code eq} and {@code in} leaves: the size of an
+   * array of per-partition resolved value ranks indexed by slot.
+   */
+  static int slotCount(Node node) {
+    return switch (node) {
+      case Eq eq -> eq.slot() + 1;
+      case In in -> in.slot() + in.keys().length;
+      case And and -> maxSlot(and.children());
+      case Or or -> maxSlot(or.children());
+      case Not not -> slotCount(not.child());
+      default -> 0;
+    };
+  }
+
+  private static int maxSlot(Node[] children) {
+    int max = 0;
+    for (Node c : children) {
+      max = Math.max(max, slotCount(c));
+    }
+    return max;
   }
 
   /** Compiles a whole query. */
   static Plan compile(Schema schema, Query query) {
-    Node node = compile(schema, query.condition());
+    Node node = compile(schema, query.condition(), new int[1]);
     List<Order> orders = query.orders();
     int[] fields = new int[orders.size()];
     boolean[] desc = new boolean[orders.size()];
@@ -93,12 +120,13 @@ final class Plan {
     }
   }
 
-  private static Node compile(Schema schema, Condition c) {
+  /** {@code slots[0]} is the next free leaf slot. */
+  private static Node compile(Schema schema, Condition c, int[] slots) {
     return switch (c) {
       case Condition.All a -> All.INSTANCE;
       case Condition.Eq eq -> {
         int f = filterable(schema, eq.field());
-        yield new Eq(f, key(schema, f, eq.value()));
+        yield new Eq(f, key(schema, f, eq.value()), slots[0]++);
       }
       case Condition.In in -> {
         int f = filterable(schema, in.field());
@@ -115,7 +143,9 @@ final class Plan {
           }
           last = k;
         }
-        yield new In(f, unique.toArray(new Key[0]));
+        In node = new In(f, unique.toArray(new Key[0]), slots[0]);
+        slots[0] += unique.size();
+        yield node;
       }
       case Condition.Range r -> {
         int f = filterable(schema, r.field());
@@ -129,7 +159,7 @@ final class Plan {
       case Condition.And and -> {
         Node[] children = new Node[and.conditions().size()];
         for (int i = 0; i < children.length; i++) {
-          children[i] = compile(schema, and.conditions().get(i));
+          children[i] = compile(schema, and.conditions().get(i), slots);
         }
         // Leaves first: they decide emptiness without allocating.
         Node[] ordered = new Node[children.length];
@@ -149,11 +179,11 @@ final class Plan {
       case Condition.Or or -> {
         Node[] children = new Node[or.conditions().size()];
         for (int i = 0; i < children.length; i++) {
-          children[i] = compile(schema, or.conditions().get(i));
+          children[i] = compile(schema, or.conditions().get(i), slots);
         }
         yield new Or(children);
       }
-      case Condition.Not not -> new Not(compile(schema, not.condition()));
+      case Condition.Not not -> new Not(compile(schema, not.condition(), slots));
     };
   }
 
@@ -168,10 +198,25 @@ final class Plan {
     INSTANCE
   }
 
-  record Eq(int field, Key key) implements Node {}
+  /**
+   * {@code slot}: this leaf's index in a per-partition array of resolved value ranks (see {@link
+   * DatabaseReader#evaluate(Node, int[])}), unique within one compiled condition; -1 for none.
+   */
+  record Eq(int field, Key key, int slot) implements Node {
+    Eq(int field, Key key) {
+      this(field, key, -1);
+    }
+  }
 
-  /** Keys sorted and distinct. */
-  record In(int field, Key[] keys) implements Node {}
+  /**
+   * Keys sorted and distinct. Key {@code i} has slot {@code slot + i} (see {@link Eq#slot()}); -1
+   * for none.
+   */
+  record In(int field, Key[] keys, int slot) implements Node {
+    In(int field, Key[] keys) {
+      this(field, keys, -1);
+    }
+  }
 
   /** A null bound is open. */
   record Range(int field, Key from, boolean fromInclusive, Key to, boolean toInclusive)

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Partition merge benchmark (see bench/README.md, "Partition merge"): builds 16 cars partition
+# files (200k offers from the cars generator, routed by dedup key), then measures merging them with
+# DatabaseMerger against rebuilding the same documents with DatabaseBuilder from the serialized
+# offers: median wall time and bytes allocated on the calling thread, and the largest heap in use
+# after a GC. Ends with
+#   RESULT format_merge merge_ms=<> rebuild_ms=<> merge_alloc_mb=<> rebuild_alloc_mb=<> ratio_alloc=<rebuild/merge>
+# Extra arguments go to the tool, e.g. --partitions 32 --offers 200000 --iterations 7.
+# Environment: HEAP (default 6g).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/select-jdk.sh
+
+./mvnw -B -q -pl bench -am package -DskipTests -Dspotless.check.skip=true
+
+CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+exec java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+  -Xmx"${HEAP:-6g}" -XX:+UseG1GC \
+  -cp "$CP" dev.mosaic.bench.merge.MergeBenchmark "$@"
