@@ -41,7 +41,8 @@ import picocli.CommandLine.Parameters;
  * (non-numeric ones, or those beside a comparison) are listed under their panel.
  *
  * <p>Lines starting with {@code # } before or between the results are captions (e.g. {@code # from
- * README figures of 2026-11-22}); they are printed in the header.
+ * README figures of 2026-11-22}); they are printed in the header. JMH's own {@code # } header and
+ * progress lines are not captions and are dropped.
  *
  * <p>Command line: {@code ResultCharts --out-dir bench/results bench/target/results/format.txt ...}
  * writes {@code <out-dir>/<name>.png} and {@code <out-dir>/<name>.txt} (the lines the chart was
@@ -71,6 +72,16 @@ public final class ResultCharts implements Callable<Integer> {
   private static final Pattern OURS = Pattern.compile("(ours|merge)_(.+)");
 
   private static final Pattern PERCENTILE = Pattern.compile("p(\\d+)_(ms|us|s)");
+
+  /**
+   * JMH's own {@code # } lines (run headers, progress): not captions, and they carry local paths
+   * (the JVM, the class path) that have no place in a committed chart.
+   */
+  private static final Pattern JMH_HEADER =
+      Pattern.compile(
+          "# (JMH|VM|Blackhole|Warmup|Measurement|Timeout|Threads|Benchmark|Parameters|Run|Fork"
+              + "|Detecting|Preparing)\\b.*");
+
   private static final Pattern LEVEL =
       Pattern.compile(
           "concurrency\\s+(\\d+):.*?=\\s*([\\d.]+) rps, p50 ([\\d.]+) ms, p99 ([\\d.]+) ms,"
@@ -151,7 +162,7 @@ public final class ResultCharts implements Callable<Integer> {
         String line = lines.get(i);
         if (ResultLine.isResultLine(line)) {
           results.add(ResultLine.parse(line, script + ".txt line " + (i + 1)));
-        } else if (line.startsWith("# ")) {
+        } else if (line.startsWith("# ") && !JMH_HEADER.matcher(line).matches()) {
           captions.add(line.substring(2).strip());
         } else {
           Matcher m = LEVEL.matcher(line.strip());

@@ -26,6 +26,10 @@ class ResultChartsTest {
         List.of(
             "# from README figures of 2026-11-22",
             "some JMH noise",
+            "# JMH version: 1.37",
+            "# VM invoker: /opt/jdk/bin/java",
+            "# Benchmark: dev.mosaic.bench.format.CarsMixBenchmark.ours",
+            "# Run progress: 0.00% complete, ETA 00:01:30",
             "RESULT table1_count ours_us=0.1080 lucene_us=1.1914 ratio=11.03",
             "RESULT cars_mix ours_ops=816.7 lucene_ops=1761.4 ratio=0.46",
             "INFO machine cpus=2",
