@@ -322,11 +322,29 @@ public final class ResultCharts implements Callable<Integer> {
     return panels;
   }
 
+  /** What a known result measures, printed under its panel. */
+  private static final Map<String, String> MEANING =
+      Map.of(
+          "table1_count", "the YoctoDB paper's Table 1 count",
+          "cars_mix", "the cars query mix",
+          "cars_facets", "the cars facets sidebar",
+          "transport",
+              "ours: until the entry and every peer hold the file (verified, fsync'd);"
+                  + " socket: one plain copy",
+          "searcher_load", "the busiest level whose p99 stays under the target",
+          "indexer", "rebuild on one core; state and snapshot-to-files on all cores");
+
   private static String notes(ResultLine r, List<String> drawn) {
-    StringBuilder b = new StringBuilder();
+    StringBuilder b = new StringBuilder(MEANING.getOrDefault(r.name(), ""));
+    boolean first = true;
     for (Map.Entry<String, String> e : r.figures().entrySet()) {
       if (!drawn.contains(e.getKey())) {
-        b.append(b.isEmpty() ? r.name() + " also: " : ", ");
+        if (first) {
+          b.append(b.isEmpty() ? "" : "; ").append("also: ");
+          first = false;
+        } else {
+          b.append(", ");
+        }
         b.append(e.getKey()).append('=').append(e.getValue());
       }
     }

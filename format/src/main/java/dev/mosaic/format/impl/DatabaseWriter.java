@@ -256,10 +256,15 @@ public final class DatabaseWriter implements DatabaseBuilder {
       for (var bloom : blooms.entrySet()) {
         list.add(new Segment(KIND_BLOOM, bloom.getKey(), bloom.getValue(), null));
       }
-      builtVersion = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
+      builtVersion = formatVersion(payload.compressed, !blooms.isEmpty());
       built = list;
     }
     return built;
+  }
+
+  /** The format version a file is written with: the oldest that has the features it uses. */
+  static int formatVersion(boolean compressedPayloads, boolean bloomFilters) {
+    return compressedPayloads || bloomFilters ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
   }
 
   static ByteSink schemaBytes(Schema schema) {

@@ -171,7 +171,7 @@ public final class PartitionMerge {
         PayloadPlan payload = planPayloads();
         segments.add(payload.segment());
         segments.addAll(blooms);
-        int version = payload.compressed || !blooms.isEmpty() ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
+        int version = DatabaseWriter.formatVersion(payload.compressed, !blooms.isEmpty());
         long size = write(segments, version);
         return new DatabaseMerger.Summary(
             output,
