@@ -67,7 +67,9 @@ public final class ResultCharts implements Callable<Integer> {
   /** Height of the notes strip under each panel, pixels. */
   public static final int NOTES_HEIGHT = 28;
 
-  private static final Pattern OURS = Pattern.compile("ours_(.+)");
+  /** Our side of a comparison: {@code ours_<unit>}, or the merge against a rebuild. */
+  private static final Pattern OURS = Pattern.compile("(ours|merge)_(.+)");
+
   private static final Pattern PERCENTILE = Pattern.compile("p(\\d+)_(ms|us|s)");
   private static final Pattern LEVEL =
       Pattern.compile(
@@ -269,6 +271,7 @@ public final class ResultCharts implements Callable<Integer> {
       case "searcher-load" -> "bench/searcher-load.sh: HTTP query load on one searcher";
       case "transport" -> "bench/transport.sh: delivery vs a plain socket";
       case "indexer" -> "bench/indexer.sh: indexer rebuild";
+      case "merge" -> "bench/merge.sh: merging partition files vs rebuilding them";
       case "local-cluster" -> "deploy/local-cluster.sh: the whole pipeline";
       default -> script;
     };
@@ -287,12 +290,13 @@ public final class ResultCharts implements Callable<Integer> {
         if (!m.matches() || r.number(key).isEmpty()) {
           continue;
         }
-        String unit = m.group(1);
+        String unit = m.group(2);
         for (String peerKey : r.figures().keySet()) {
           if (!peerKey.equals(key)
               && peerKey.endsWith("_" + unit)
+              && !OURS.matcher(peerKey).matches()
               && r.number(peerKey).isPresent()) {
-            own.add(comparison(r, key, peerKey, unit));
+            own.add(comparison(r, m.group(1), key, peerKey, unit));
             drawn.add(key);
             drawn.add(peerKey);
             drawn.add("ratio");
@@ -328,6 +332,7 @@ public final class ResultCharts implements Callable<Integer> {
           "table1_count", "the YoctoDB paper's Table 1 count",
           "cars_mix", "the cars query mix",
           "cars_facets", "the cars facets sidebar",
+          "format_merge", "merging partition files vs rebuilding them from the offers",
           "transport",
               "ours: until the entry and every peer hold the file (verified, fsync'd);"
                   + " socket: one plain copy",
@@ -351,22 +356,24 @@ public final class ResultCharts implements Callable<Integer> {
     return b.toString();
   }
 
-  private static Panel comparison(ResultLine r, String oursKey, String peerKey, String unit) {
+  private static Panel comparison(
+      ResultLine r, String ourName, String oursKey, String peerKey, String unit) {
     String peer = peerKey.substring(0, peerKey.length() - unit.length() - 1);
     double ours = r.number(oursKey).orElseThrow();
     double theirs = r.number(peerKey).orElseThrow();
-    boolean lowerIsBetter = isTime(unit);
+    boolean lowerIsBetter = isTime(unit) || isSize(unit);
     double speedup = lowerIsBetter ? theirs / ours : ours / theirs;
     String verdict =
         speedup >= 1
-            ? String.format(Locale.ROOT, "ours %.2fx faster", speedup)
-            : String.format(Locale.ROOT, "ours %.2fx slower", 1 / speedup);
+            ? String.format(Locale.ROOT, "%s %.2fx %s", ourName, speedup, better(unit))
+            : String.format(Locale.ROOT, "%s %.2fx %s", ourName, 1 / speedup, worse(unit));
     String ratio = r.figures().containsKey("ratio") ? ", ratio=" + r.figures().get("ratio") : "";
     CategoryChart chart =
         chart(
-            String.format(Locale.ROOT, "%s: ours vs %s, %s%s", r.name(), peer, verdict, ratio),
+            String.format(
+                Locale.ROOT, "%s: %s vs %s, %s%s", r.name(), ourName, peer, verdict, ratio),
             unitLabel(unit) + (lowerIsBetter ? " (lower is better)" : " (higher is better)"));
-    chart.addSeries("ours", List.of(r.name()), List.of(ours)).setFillColor(OURS_COLOR);
+    chart.addSeries(ourName, List.of(r.name()), List.of(ours)).setFillColor(OURS_COLOR);
     chart.addSeries(peer, List.of(r.name()), List.of(theirs)).setFillColor(PEER_COLOR);
     return new Panel(BitmapEncoder.getBufferedImage(chart), "");
   }
@@ -478,6 +485,18 @@ public final class ResultCharts implements Callable<Integer> {
         .setChartTitleBoxVisible(false);
   }
 
+  private static boolean isSize(String unit) {
+    return unit.endsWith("mb") || unit.endsWith("bytes");
+  }
+
+  private static String better(String unit) {
+    return isSize(unit) ? "smaller" : "faster";
+  }
+
+  private static String worse(String unit) {
+    return isSize(unit) ? "larger" : "slower";
+  }
+
   private static boolean isTime(String unit) {
     return unit.equals("us") || unit.equals("ms") || unit.equals("s") || unit.equals("ns");
   }
@@ -491,6 +510,7 @@ public final class ResultCharts implements Callable<Integer> {
       case "ops" -> "operations/s";
       case "mbps" -> "MB/s";
       case "rps" -> "requests/s";
+      case "alloc_mb" -> "MB allocated";
       default -> unit;
     };
   }

@@ -79,6 +79,22 @@ class ResultChartsTest {
   }
 
   @Test
+  void aMergeAgainstARebuildIsDrawnAsOneComparisonPerUnit() throws Exception {
+    ResultCharts.Output out =
+        ResultCharts.Output.parse(
+            "merge",
+            List.of(
+                "RESULT format_merge merge_ms=120.5 rebuild_ms=480.0 merge_alloc_mb=12.0"
+                    + " rebuild_alloc_mb=300.0 ratio_alloc=25.0"));
+
+    BufferedImage image = ImageIO.read(ResultCharts.write(out, dir).toFile());
+
+    assertThat(image.getHeight())
+        .as("time and allocation panels")
+        .isEqualTo(ResultCharts.height(2));
+  }
+
+  @Test
   void commandLineWritesOnePngPerInput() throws Exception {
     Path in = dir.resolve("transport.txt");
     Files.writeString(

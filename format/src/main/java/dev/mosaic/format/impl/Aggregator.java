@@ -27,10 +27,11 @@ import java.util.List;
  *
  * <p>Memory. Per query: one {@code int} counter per distinct value of the faceted field in a
  * partition ({@link #scratchLength()}: the largest such count over the partitions, allocated once
- * and reused, every counter cleared after its partition), plus two slot lists of the same bound per
- * TOP/ALL facet (the previous partition's counted values, merged in value order with the next
- * partition's so a value present in both costs one comparison and no hashing), plus one entry per
- * distinct value counted in any partition (the merged result). Nothing grows with the number of
+ * and reused, every counter cleared after its partition), plus two value index→slot arrays of the
+ * same bound per TOP/ALL facet (the previous partition's slot of each of its values: reused as is
+ * when the next partition's value set is byte for byte the same, else merged with it in value
+ * order, so a value present in both costs at most one comparison and no hashing), plus one entry
+ * per distinct value counted in any partition (the merged result). Nothing grows with the number of
  * documents or partitions.
  *
  * <p>Not thread safe: one per query.
