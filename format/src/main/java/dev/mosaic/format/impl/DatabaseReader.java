@@ -969,6 +969,25 @@ public final class DatabaseReader implements Database {
     if (n == 0) {
       return documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
     }
+    // Ranges of one single-valued field intersect as rank ranges (a bound added to a query's own
+    // range, say), which leaves a smaller driver.
+    for (int i = 0; i < n; i++) {
+      Matches a = parts[i];
+      if (a.kind != Matches.RANGE || !a.field.singleValued) {
+        continue;
+      }
+      for (int j = i + 1; j < n; j++) {
+        Matches b = parts[j];
+        if (b.kind == Matches.RANGE && b.field == a.field) {
+          a = Matches.range(a.field, Math.max(a.from, b.from), Math.min(a.to, b.to));
+          if (a.kind == Matches.NONE) {
+            return Matches.NOTHING;
+          }
+          parts[i] = a;
+          parts[j--] = parts[--n];
+        }
+      }
+    }
     if (n == 1) {
       return parts[0];
     }
@@ -1036,6 +1055,30 @@ public final class DatabaseReader implements Database {
           out[found++] = doc;
         }
       }
+    } else if (driver.kind == Matches.RANGE || driver.kind == Matches.SET) {
+      // A few values' postings: gather their documents, sort, then test each.
+      FieldReader f = driver.field;
+      int[] ids = new int[(int) estimate];
+      int gathered = 0;
+      if (driver.kind == Matches.RANGE) {
+        for (int v = driver.from; v < driver.to; v++) {
+          gathered = f.collectInto(v, ids, gathered);
+        }
+      } else {
+        for (int v : driver.values) {
+          gathered = f.collectInto(v, ids, gathered);
+        }
+      }
+      java.util.Arrays.sort(ids, 0, gathered);
+      out = ids;
+      int previous = -1;
+      for (int i = 0; i < gathered; i++) {
+        int doc = ids[i];
+        if (doc != previous && containsAll(others, doc)) {
+          out[found++] = doc;
+        }
+        previous = doc;
+      }
     } else if (driver.kind == Matches.BITS) {
       out = new int[(int) Math.min(estimate, documents)];
       long[] bits = driver.bits;
@@ -1055,11 +1098,14 @@ public final class DatabaseReader implements Database {
     return Matches.ids(out, found);
   }
 
+  /** Most values whose postings are searched one by one to test a document's membership. */
+  private static final int PROBE_VALUES = 8;
+
   private static boolean canProbe(Matches m) {
     return switch (m.kind) {
       case Matches.BITS, Matches.IDS -> true;
-      case Matches.RANGE -> m.field.docValues >= 0 || m.to - m.from == 1;
-      case Matches.SET -> m.field.docValues >= 0;
+      case Matches.RANGE -> m.field.docValues >= 0 || m.to - m.from <= PROBE_VALUES;
+      case Matches.SET -> m.field.docValues >= 0 || m.values.length <= PROBE_VALUES;
       default -> false;
     };
   }
@@ -1080,6 +1126,14 @@ public final class DatabaseReader implements Database {
       case Matches.IDS:
         return java.util.Arrays.binarySearch(m.ids, 0, m.from, doc) >= 0;
       case Matches.SET:
+        if (m.field.docValues < 0) {
+          for (int v : m.values) {
+            if (m.field.postingContains(v, doc)) {
+              return true;
+            }
+          }
+          return false;
+        }
         return java.util.Arrays.binarySearch(m.values, m.field.valueIndex(doc)) >= 0;
       default:
         FieldReader f = m.field;
@@ -1087,7 +1141,12 @@ public final class DatabaseReader implements Database {
           int rank = f.valueIndex(doc);
           return rank >= m.from && rank < m.to;
         }
-        return f.postingContains(m.from, doc);
+        for (int v = m.from; v < m.to; v++) {
+          if (f.postingContains(v, doc)) {
+            return true;
+          }
+        }
+        return false;
     }
   }
 

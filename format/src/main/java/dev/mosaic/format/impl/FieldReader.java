@@ -384,6 +384,29 @@ final class FieldReader {
     return n;
   }
 
+  /**
+   * Appends the documents of value {@code index} to {@code out} from {@code at}; returns the end.
+   */
+  int collectInto(int index, int[] out, int at) {
+    long p = postingsOf(index);
+    if (isListAt(index)) {
+      int count = count(index);
+      for (int i = 0; i < count; i++) {
+        out[at++] = id(p, i);
+      }
+      return at;
+    }
+    int words = words(documents);
+    for (int w = 0; w < words; w++) {
+      long word = data.get(LONG, p + 8L * w);
+      while (word != 0) {
+        out[at++] = (w << 6) + Long.numberOfTrailingZeros(word);
+        word &= word - 1;
+      }
+    }
+    return at;
+  }
+
   /** Number of documents of value {@code index} that are in {@code filter}. */
   int intersectionCount(int index, long[] filter) {
     long at = postingsOf(index);
