@@ -138,10 +138,23 @@ final class Aggregator {
     return keys;
   }
 
+  /** The compiled condition, whose leaf slots {@link #add(DatabaseReader, int[])} resolves. */
+  Plan.Node condition() {
+    return condition;
+  }
+
   /** Adds one partition. */
   void add(DatabaseReader db) {
+    add(db, null);
+  }
+
+  /**
+   * Adds one partition whose condition leaves are already resolved to ranks (by a composite
+   * dictionary walk over {@link #condition()}); {@code null} resolves them in the partition.
+   */
+  void add(DatabaseReader db, int[] resolved) {
     db.ensureOpen();
-    Matches m = db.evaluate(condition);
+    Matches m = db.evaluate(condition, resolved);
     if (m.kind == Matches.NONE) {
       return;
     }

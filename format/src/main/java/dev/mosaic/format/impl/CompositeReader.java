@@ -213,6 +213,15 @@ public final class CompositeReader implements CompositeDatabase {
       List<dev.mosaic.format.query.Facet> facets,
       List<dev.mosaic.format.query.Stats> stats) {
     Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+    if (dictionary != null) {
+      // only the partitions that can match, their leaves resolved without a per-partition search
+      ensurePartitionsOpen();
+      CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
+      for (int i = walk.next(); i >= 0; i = walk.next()) {
+        aggregator.add(readers[i], walk.resolved);
+      }
+      return aggregator.result();
+    }
     for (int i = 0; i < readers.length; i++) {
       if (readers[i] != null) {
         aggregator.add(readers[i]);

@@ -16,8 +16,10 @@ import dev.mosaic.format.FieldRole;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -113,6 +115,11 @@ class CompositeDictionaryTest {
       assertThat(run(with, query, partitionOf))
           .as(what)
           .isEqualTo(run(without, query, partitionOf));
+      List<Facet> facets = List.of(Facet.all("color"), Facet.top("tag", 3), Facet.all("year"));
+      List<Stats> stats = List.of(Stats.of("price"), Stats.of("year"));
+      assertThat(with.aggregate(c, facets, stats))
+          .as("aggregate " + what)
+          .isEqualTo(without.aggregate(c, facets, stats));
     }
     assertThat(with.dictionaryHeapBytes()).as("dictionaries built").isPositive();
     assertThat(without.dictionaryHeapBytes()).isZero();
