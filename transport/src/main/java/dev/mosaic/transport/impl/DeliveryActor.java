@@ -167,7 +167,7 @@ final class DeliveryActor {
         LOG.debug(
             "{} delivery of {} to {} superseded: {}", plan.kind(), plan.id(), m.group(), reason);
         failed.put(m.group(), "superseded: " + m.target() + ": " + reason);
-        metrics.delivery(plan.kind(), false, Duration.ZERO);
+        metrics.superseded(plan.kind());
         return;
       }
       failedAttempt(m.group(), m.target() + ": " + reason);

@@ -50,17 +50,9 @@ public final class TransportMetrics {
                 .register(registry));
   }
 
+  /** Counts a delivery that ended accepted (recording its latency) or failed. */
   public void delivery(String kind, boolean accepted, Duration latency) {
-    counters
-        .computeIfAbsent(
-            "d|" + kind + '|' + accepted,
-            k ->
-                Counter.builder("mosaic.transport.deliveries")
-                    .description("partition file deliveries by outcome")
-                    .tag("kind", kind)
-                    .tag("outcome", accepted ? "accepted" : "failed")
-                    .register(registry))
-        .increment();
+    deliveries(kind, accepted ? "accepted" : "failed").increment();
     if (accepted) {
       Timer.builder("mosaic.transport.delivery.latency")
           .description("time from start of a delivery to its acknowledgement")
@@ -68,6 +60,25 @@ public final class TransportMetrics {
           .register(registry)
           .record(latency);
     }
+  }
+
+  /**
+   * Counts a delivery that ended because the receiver already holds a newer version of the
+   * partition: nothing was lost, so it is neither accepted nor failed.
+   */
+  public void superseded(String kind) {
+    deliveries(kind, "superseded").increment();
+  }
+
+  private Counter deliveries(String kind, String outcome) {
+    return counters.computeIfAbsent(
+        "d|" + kind + '|' + outcome,
+        k ->
+            Counter.builder("mosaic.transport.deliveries")
+                .description("partition file deliveries by outcome")
+                .tag("kind", kind)
+                .tag("outcome", outcome)
+                .register(registry));
   }
 
   public void retry(String kind) {

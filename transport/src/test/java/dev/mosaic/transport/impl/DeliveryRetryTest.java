@@ -28,10 +28,11 @@ class DeliveryRetryTest {
     KIT.shutdownTestKit();
   }
 
-  private static DeliveryPlan.Outcome deliver(FileAck answer, AtomicInteger attempts)
-      throws Exception {
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  private DeliveryPlan.Outcome deliver(FileAck answer, AtomicInteger attempts) throws Exception {
     ActorRef<DeliveryCoordinator.Command> coordinator =
-        KIT.spawn(DeliveryCoordinator.create(2, new TransportMetrics(new SimpleMeterRegistry())));
+        KIT.spawn(DeliveryCoordinator.create(2, new TransportMetrics(registry)));
     DeliveryPlan plan =
         new DeliveryPlan(
             new PartitionFileId(1, 7, 3),
@@ -68,6 +69,8 @@ class DeliveryRetryTest {
     assertThat(outcome.failed().get("dc-a-2"))
         .startsWith("superseded: ")
         .contains("held version 4");
+    assertThat(deliveries("superseded")).isEqualTo(1.0);
+    assertThat(deliveries("failed")).as("a superseded copy is not a failure").isZero();
   }
 
   @Test
@@ -79,5 +82,11 @@ class DeliveryRetryTest {
 
     assertThat(attempts).hasValue(5);
     assertThat(outcome.failed().get("dc-a-2")).contains("busy");
+    assertThat(deliveries("failed")).isEqualTo(1.0);
+  }
+
+  private double deliveries(String outcome) {
+    var counter = registry.find("mosaic.transport.deliveries").tag("outcome", outcome).counter();
+    return counter == null ? 0 : counter.count();
   }
 }
