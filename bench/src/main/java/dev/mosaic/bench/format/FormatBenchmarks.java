@@ -286,50 +286,52 @@ public final class FormatBenchmarks implements Callable<Integer> {
 
   /** Runs every sidebar on both engines and compares counts per value and min/max. */
   private int checkFacetsAgreement() throws IOException {
-    List<String> regions = CarsFacetsBenchmark.regions();
-    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
-    int mismatches = 0;
-    try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
-        DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
-      IndexSearcher searcher = new IndexSearcher(reader);
-      var state = CarsFacetsBenchmark.facetState(reader);
-      for (String region : regions) {
-        String d = CarsFacetsBenchmark.disagreement(composite, searcher, state, region);
-        if (d != null) {
-          if (mismatches++ < 5) {
-            LOG.warn("ours and Lucene disagree: {}", d);
-          }
-        }
-      }
-    } finally {
-      partitions.forEach(Database::close);
-    }
-    LOG.info("{} cars sidebars checked against Lucene, {} disagree", regions.size(), mismatches);
-    return mismatches;
+    return countDisagreements(
+        "cars sidebars",
+        CarsFacetsBenchmark.regions(),
+        reader -> {
+          var state = CarsFacetsBenchmark.facetState(reader);
+          return (ours, lucene, region) ->
+              CarsFacetsBenchmark.disagreement(ours, lucene, state, region);
+        });
   }
 
   /** Runs every cars query on both engines and compares counts and page sort keys. */
   private int checkAgreement() throws IOException {
-    List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
+    return countDisagreements(
+        "cars queries", CarsMixBenchmark.specs(kind), reader -> CarsQueries::disagreement);
+  }
+
+  /** How one item (a query, a sidebar) is compared: a description of the difference, or null. */
+  private interface Comparison<T> {
+    String disagreement(CompositeDatabase ours, IndexSearcher lucene, T item) throws IOException;
+  }
+
+  /** Makes the comparison once the Lucene index is open (it may cache per-reader state). */
+  private interface ComparisonFactory<T> {
+    Comparison<T> open(DirectoryReader reader) throws IOException;
+  }
+
+  /** Compares every item on our cars partitions and the Lucene index; returns how many differ. */
+  private static <T> int countDisagreements(
+      String what, List<T> items, ComparisonFactory<T> factory) throws IOException {
     List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
     int mismatches = 0;
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
       CompositeDatabase composite = CarsData.composite(partitions);
       IndexSearcher searcher = new IndexSearcher(reader);
-      for (CarsQueries.Spec s : specs) {
-        String d = CarsQueries.disagreement(composite, searcher, s);
-        if (d != null) {
-          if (mismatches++ < 5) {
-            LOG.warn("ours and Lucene disagree: {}", d);
-          }
+      Comparison<T> comparison = factory.open(reader);
+      for (T item : items) {
+        String d = comparison.disagreement(composite, searcher, item);
+        if (d != null && mismatches++ < 5) {
+          LOG.warn("ours and Lucene disagree: {}", d);
         }
       }
     } finally {
       partitions.forEach(Database::close);
     }
-    LOG.info("{} cars queries checked against Lucene, {} disagree", specs.size(), mismatches);
+    LOG.info("{} {} checked against Lucene, {} disagree", items.size(), what, mismatches);
     return mismatches;
   }
 }

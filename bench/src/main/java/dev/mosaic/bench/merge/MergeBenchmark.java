@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import javax.management.NotificationEmitter;
@@ -288,8 +289,14 @@ public final class MergeBenchmark implements Callable<Integer> {
       long t = System.nanoTime();
       System.gc();
       peak = Math.max(peak, heapUsed());
-      // let the task run at least nine times as long as the collections take
-      Thread.sleep(Math.max(10, (System.nanoTime() - t) * 9 / 1_000_000));
+      // let the task run at least nine times as long as the collections take, or until it ends
+      try {
+        done.get(Math.max(10, (System.nanoTime() - t) * 9 / 1_000_000), TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.TimeoutException stillRunning) {
+        // sample again
+      } catch (java.util.concurrent.ExecutionException failed) {
+        break; // rethrown by done.get() below
+      }
     }
     worker.join();
     done.get();

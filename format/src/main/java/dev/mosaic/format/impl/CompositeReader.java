@@ -341,22 +341,11 @@ public final class CompositeReader implements CompositeDatabase {
           skip -= c;
           continue;
         }
-        long[] emitted = {0};
-        boolean[] stopped = {false};
-        d.execute(
-            query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
-            (doc, db) -> {
-              emitted[0]++;
-              if (!processor.process(doc, d)) {
-                stopped[0] = true;
-                return false;
-              }
-              return true;
-            });
-        if (stopped[0]) {
+        long emitted = emitForeign(d, query, skip, limit, processor);
+        if (emitted == DatabaseReader.STOPPED) {
           return;
         }
-        limit -= emitted[0];
+        limit -= emitted;
         skip = 0;
         continue;
       }
@@ -378,6 +367,28 @@ public final class CompositeReader implements CompositeDatabase {
       limit -= emitted;
       skip = 0;
     }
+  }
+
+  /**
+   * Runs a page of {@code query} on a partition that is not read directly, through its public
+   * {@code execute}; returns the documents emitted, or {@link DatabaseReader#STOPPED} when the
+   * processor stopped.
+   */
+  private static long emitForeign(
+      Database d, Query query, long skip, long limit, DocumentProcessor processor) {
+    long[] emitted = {0};
+    boolean[] stopped = {false};
+    d.execute(
+        query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
+        (doc, db) -> {
+          emitted[0]++;
+          if (!processor.process(doc, d)) {
+            stopped[0] = true;
+            return false;
+          }
+          return true;
+        });
+    return stopped[0] ? DatabaseReader.STOPPED : emitted[0];
   }
 
   @Override
@@ -407,22 +418,11 @@ public final class CompositeReader implements CompositeDatabase {
           skip -= c;
           continue;
         }
-        long[] emitted = {0};
-        boolean[] stopped = {false};
-        d.execute(
-            query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
-            (doc, db) -> {
-              emitted[0]++;
-              if (!processor.process(doc, d)) {
-                stopped[0] = true;
-                return false;
-              }
-              return true;
-            });
-        if (stopped[0]) {
+        long emitted = emitForeign(d, query, skip, limit, processor);
+        if (emitted == DatabaseReader.STOPPED) {
           return;
         }
-        limit -= emitted[0];
+        limit -= emitted;
         skip = 0;
         continue;
       }

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -346,25 +347,38 @@ public final class HttpApi extends AllDirectives {
     ArrayNode arr = n.putArray("partitions");
     Instant now = Instant.now();
     for (PartitionStore.PartitionState s : store.partitionStates(sv)) {
-      StoredFile f = s.serving();
-      ObjectNode p = arr.addObject();
-      p.put("partition", s.partition());
-      p.put("version", f.id().version());
-      PartitionFileId served = inGeneration.get(s.partition());
-      if (served != null) {
-        p.put("servedVersion", served.version());
-      } else {
-        p.putNull("servedVersion");
-      }
-      p.put("ageSeconds", Duration.between(f.publishedAt(), now).toMillis() / 1000.0);
-      p.put("publishedAt", f.publishedAt().toString());
-      p.put("sizeBytes", f.sizeInBytes());
-      p.put("crc32", f.crc32Hex());
-      p.put("pinned", s.pinned());
-      ArrayNode versions = p.putArray("versions");
-      s.versions().forEach(versions::add);
+      describePartition(arr.addObject(), s, inGeneration, now);
     }
     return json(StatusCodes.OK, n);
+  }
+
+  /**
+   * Writes one partition as {@code /partitions} and the status page report it: versions held and
+   * served, age, size, checksum, pin. Returns the serving file's age in seconds.
+   */
+  static double describePartition(
+      ObjectNode p,
+      PartitionStore.PartitionState s,
+      Map<Integer, PartitionFileId> inGeneration,
+      Instant now) {
+    StoredFile f = s.serving();
+    p.put("partition", s.partition());
+    p.put("version", f.id().version());
+    PartitionFileId served = inGeneration.get(s.partition());
+    if (served != null) {
+      p.put("servedVersion", served.version());
+    } else {
+      p.putNull("servedVersion");
+    }
+    double age = Duration.between(f.publishedAt(), now).toMillis() / 1000.0;
+    p.put("ageSeconds", age);
+    p.put("publishedAt", f.publishedAt().toString());
+    p.put("sizeBytes", f.sizeInBytes());
+    p.put("crc32", f.crc32Hex());
+    p.put("pinned", s.pinned());
+    ArrayNode versions = p.putArray("versions");
+    s.versions().forEach(versions::add);
+    return age;
   }
 
   private int servingSchemaVersionOrNewest() {

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.Generations;
 import dev.mosaic.searcher.PartitionStore;
-import dev.mosaic.searcher.StoredFile;
 import dev.mosaic.transport.PartitionFileId;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -174,23 +173,8 @@ public final class StatusPages extends AllDirectives {
     double newestAge = Double.NaN;
     ArrayNode arr = n.putArray("partitions");
     for (PartitionStore.PartitionState s : store.partitionStates(sv)) {
-      StoredFile f = s.serving();
-      ObjectNode p = arr.addObject();
-      p.put("partition", s.partition());
-      p.put("version", f.id().version());
-      PartitionFileId served = inGeneration.get(s.partition());
-      if (served != null) {
-        p.put("servedVersion", served.version());
-      } else {
-        p.putNull("servedVersion");
-      }
-      double age = Duration.between(f.publishedAt(), now).toMillis() / 1000.0;
+      double age = HttpApi.describePartition(arr.addObject(), s, inGeneration, now);
       newestAge = Double.isNaN(newestAge) ? age : Math.min(newestAge, age);
-      p.put("ageSeconds", age);
-      p.put("sizeBytes", f.sizeInBytes());
-      p.put("pinned", s.pinned());
-      ArrayNode versions = p.putArray("versions");
-      s.versions().forEach(versions::add);
     }
     if (Double.isNaN(newestAge)) {
       n.putNull("newestFileAgeSeconds");
