@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: safe for concurrent use. NOTE: it has no authentication; bind it to an
  * interface only the monitoring system reaches.
  */
-public final class MetricsEndpoint implements Closeable {
+final class MetricsEndpoint implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(MetricsEndpoint.class);
   private static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
