@@ -5,7 +5,9 @@ import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Schema;
+import dev.mosaic.partition.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionSender;
 import dev.mosaic.transport.PartitionManifest;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -13,10 +15,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -113,6 +113,7 @@ public final class IndexerNode implements AutoCloseable {
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Builder config;
+  private final PartitionLayout layout;
   private final int partitions;
   private final FeedMessageLimits feedLimits;
   private volatile Schema schema;
@@ -139,6 +140,7 @@ public final class IndexerNode implements AutoCloseable {
 
   private IndexerNode(Builder builder) {
     this.config = builder;
+    this.layout = new PartitionLayout(builder.outputDir);
     this.partitions = builder.partitions;
     this.feedLimits = new FeedMessageLimits(builder.maxOfferBytes, builder.maxOfferFields);
     this.schema = builder.schema;
@@ -548,12 +550,13 @@ public final class IndexerNode implements AutoCloseable {
       }
       long version = Math.max(lastVersion.get(p) + 1, config.clock.millis());
       PartitionFileId id = new PartitionFileId(current.version(), p, version);
-      Path dir = config.outputDir.resolve("v" + current.version()).resolve(Integer.toString(p));
-      Files.createDirectories(dir);
-      Path tmp = dir.resolve("." + version + ".mosaic.tmp");
-      Path file = dir.resolve(version + ".mosaic");
-      builder.writeTo(tmp);
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE);
+      Path file = layout.file(id);
+      DurableFiles.write(
+          file,
+          tmp -> {
+            builder.writeTo(tmp);
+            return null;
+          });
       if (states.get(p) != s) {
         Files.deleteIfExists(file);
         return; // lost the partition while building
@@ -583,7 +586,7 @@ public final class IndexerNode implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("rebuild listener failed for {}", id, e);
       }
-      send(id, file, dir);
+      send(id, file);
     } catch (IOException | RuntimeException e) {
       LOG.error("rebuilding partition {} failed; it stays dirty", p, e);
       if (states.containsKey(p)) {
@@ -594,7 +597,7 @@ public final class IndexerNode implements AutoCloseable {
     }
   }
 
-  private void send(PartitionFileId id, Path file, Path dir) {
+  private void send(PartitionFileId id, Path file) {
     sending.add(file);
     try {
       config
@@ -608,7 +611,7 @@ public final class IndexerNode implements AutoCloseable {
                 } else if (!report.acceptedByAny()) {
                   LOG.warn("no datacenter accepted {}: {}", id, report.failed());
                 }
-                prune(dir);
+                prune(id);
               });
     } catch (RuntimeException e) {
       sending.remove(file);
@@ -617,26 +620,17 @@ public final class IndexerNode implements AutoCloseable {
   }
 
   /** Deletes all but the newest retained versions of a partition, unless still being sent. */
-  private void prune(Path dir) {
-    SortedSet<Long> versions = new TreeSet<>();
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.mosaic")) {
-      for (Path f : files) {
-        String name = f.getFileName().toString();
-        try {
-          versions.add(Long.parseLong(name.substring(0, name.length() - ".mosaic".length())));
-        } catch (NumberFormatException ignored) {
-          LOG.debug("not a partition file: {}", f);
-        }
-      }
-      List<Long> old = new ArrayList<>(versions);
+  private void prune(PartitionFileId id) {
+    try {
+      List<Long> old = new ArrayList<>(layout.versions(id.schemaVersion(), id.partition()));
       for (int i = 0; i < old.size() - config.retainVersions; i++) {
-        Path f = dir.resolve(old.get(i) + ".mosaic");
+        Path f = layout.file(new PartitionFileId(id.schemaVersion(), id.partition(), old.get(i)));
         if (!sending.contains(f)) {
           Files.deleteIfExists(f);
         }
       }
     } catch (IOException e) {
-      LOG.warn("could not prune old versions in {}", dir, e);
+      LOG.warn("could not prune old versions of partition {}", id.partition(), e);
     }
   }
 

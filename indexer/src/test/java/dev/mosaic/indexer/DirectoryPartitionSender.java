@@ -1,12 +1,13 @@
 package dev.mosaic.indexer;
 
+import dev.mosaic.partition.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -14,9 +15,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A real, simple {@link PartitionSender}: copies each file into {@code <dir>/v<schema>/<partition>/
- * <version>.mosaic} (through a temporary name and an atomic rename) and reports it accepted by one
- * datacenter. Remembers every id it delivered, in order.
+ * A real, simple {@link PartitionSender}: copies each file durably into the {@link PartitionLayout}
+ * under {@code dir} and reports it accepted by one datacenter. Remembers every id it delivered, in
+ * order.
  */
 final class DirectoryPartitionSender implements PartitionSender {
   private final Path dir;
@@ -29,11 +30,12 @@ final class DirectoryPartitionSender implements PartitionSender {
   @Override
   public CompletionStage<DeliveryReport> send(PartitionFileId id, Path file) {
     try {
-      Path target = path(id);
-      Files.createDirectories(target.getParent());
-      Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-      Files.copy(file, tmp, StandardCopyOption.REPLACE_EXISTING);
-      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+      DurableFiles.write(
+          path(id),
+          tmp -> {
+            Files.copy(file, tmp);
+            return null;
+          });
       delivered.add(id);
       return CompletableFuture.completedFuture(
           new DeliveryReport(id, Map.of("dc-test", dir.toString()), Map.of()));
@@ -43,9 +45,7 @@ final class DirectoryPartitionSender implements PartitionSender {
   }
 
   Path path(PartitionFileId id) {
-    return dir.resolve("v" + id.schemaVersion())
-        .resolve(Integer.toString(id.partition()))
-        .resolve(id.version() + ".mosaic");
+    return new PartitionLayout(dir).file(id);
   }
 
   List<PartitionFileId> delivered() {
