@@ -13,14 +13,16 @@ import java.util.function.Supplier;
  * mosaic.indexer.partitions.dirty}, {@code mosaic.indexer.rebuild.duration}, {@code
  * mosaic.indexer.partition.documents}, {@code mosaic.indexer.offers}, {@code
  * mosaic.indexer.state.bytes}, {@code mosaic.indexer.deliveries.pending}, {@code
- * mosaic.indexer.delivery.retries}, {@code mosaic.indexer.records.fenced} (dead letters are counted
- * by {@link DeadLetterPublisher}). Thread safety: safe for concurrent use.
+ * mosaic.indexer.delivery.retries}, {@code mosaic.indexer.records.fenced}, {@code
+ * mosaic.indexer.documents.carried.over} (dead letters are counted by {@link DeadLetterPublisher}).
+ * Thread safety: safe for concurrent use.
  */
 final class IndexerMetrics {
   private final Timer rebuild;
   private final DistributionSummary documents;
   private final Counter retries;
   private final Counter fenced;
+  private final Counter carriedOver;
 
   IndexerMetrics(MeterRegistry registry, String node) {
     rebuild =
@@ -36,6 +38,11 @@ final class IndexerMetrics {
     retries =
         Counter.builder("mosaic.indexer.delivery.retries")
             .description("re-sends of a recorded version some datacenter did not accept")
+            .tag("node", node)
+            .register(registry);
+    carriedOver =
+        Counter.builder("mosaic.indexer.documents.carried.over")
+            .description("documents kept from the previous file by rebuilds, not re-parsed")
             .tag("node", node)
             .register(registry);
     fenced =
@@ -92,9 +99,10 @@ final class IndexerMetrics {
     Gauge.builder(name, value).description(what).tag("node", node).register(registry);
   }
 
-  void rebuilt(long nanos, int documentCount) {
+  void rebuilt(long nanos, int documentCount, int carriedOverCount) {
     rebuild.record(nanos, TimeUnit.NANOSECONDS);
     documents.record(documentCount);
+    carriedOver.increment(carriedOverCount);
   }
 
   void retried() {
