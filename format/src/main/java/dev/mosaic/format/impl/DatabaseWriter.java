@@ -365,27 +365,36 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private Segment compressedPayloadSegment(int width) {
     int n = source.size();
     LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
+    PayloadBlockRule rule = new PayloadBlockRule(blockSize);
     List<byte[]> blocks = new ArrayList<>();
     it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
         new it.unimi.dsi.fastutil.ints.IntArrayList();
-    java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream(blockSize + 1024);
+    byte[] block = new byte[Math.min(blockSize, 1 << 20) * 2 + 1024];
+    int size = 0;
+    byte[] target = new byte[0];
     int blockStart = 0;
     for (int d = 0; d < n; d++) {
       byte[] p = source.payload(d);
-      block.write(p, 0, p.length);
-      if (block.size() >= blockSize || d == n - 1) {
-        byte[] src = block.toByteArray();
-        byte[] dst = new byte[compressor.maxCompressedLength(src.length)];
-        int len = compressor.compress(src, 0, src.length, dst, 0, dst.length);
-        blocks.add(Arrays.copyOf(dst, len));
+      if (size + p.length > block.length) {
+        block = Arrays.copyOf(block, Math.max(size + p.length, block.length * 2));
+      }
+      System.arraycopy(p, 0, block, size, p.length);
+      size += p.length;
+      if (rule.endsAfter(size, p, 0, p.length) || d == n - 1) {
+        int max = compressor.maxCompressedLength(size);
+        if (target.length < max) {
+          target = new byte[max];
+        }
+        int len = compressor.compress(block, 0, size, target, 0, target.length);
+        blocks.add(Arrays.copyOf(target, len));
         firstDocs.add(blockStart);
         blockStart = d + 1;
-        block.reset();
+        size = 0;
       }
     }
     int k = blocks.size();
     ByteSink head = new ByteSink(16 + (n + 1) * width + (k + 1) * 12);
-    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(0);
+    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(rule.target());
     long offset = 0;
     for (int i = 0; i <= n; i++) {
       if (width == 4) {
@@ -417,68 +426,92 @@ public final class DatabaseWriter implements DatabaseBuilder {
    * Builds a field segment: header, sorted value set, postings (filterable), doc→value (sortable).
    */
   private ByteSink fieldSegment(Field field) {
-    String name = field.name();
     int fieldIndex = schema.fields().indexOf(field);
     int n = source.size();
-    boolean filterable = field.role().isFilterable();
-    boolean sortable = field.role().isSortable();
+    FieldRanks r = FieldRanks.of(source, fieldIndex, field.name());
+    if (field.role().isFilterable()
+        && (bloomFields.contains(field.name())
+            || (autoBloomFilters && autoBloomApplies(n, r.sorted().length)))) {
+      blooms.put(fieldIndex, BloomFilter.build(r.sorted()));
+    }
+    return encodeRanks(field, n, r);
+  }
 
-    // 1. Distinct values, sorted once.
-    Object2IntOpenCustomHashMap<byte[]> rankOf =
-        new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
-    rankOf.defaultReturnValue(-1);
-    long valueCount = 0;
-    for (int d = 0; d < n; d++) {
-      for (byte[] v : source.values(d, fieldIndex)) {
-        rankOf.putIfAbsent(v, 0);
-        valueCount++;
-      }
-    }
-    byte[][] sorted = rankOf.keySet().toArray(new byte[0][]);
-    Arrays.sort(sorted, Arrays::compareUnsigned);
-    for (int i = 0; i < sorted.length; i++) {
-      rankOf.put(sorted[i], i);
-    }
-    int distinct = sorted.length;
-    if (filterable
-        && (bloomFields.contains(name) || (autoBloomFilters && autoBloomApplies(n, distinct)))) {
-      blooms.put(fieldIndex, BloomFilter.build(sorted));
-    }
+  /**
+   * One field's content in rank terms: the distinct values sorted (a value's index is its rank),
+   * and each document's distinct ranks, ascending, flattened ({@code ranks[start[d], start[d +
+   * 1])}).
+   *
+   * @param singleValued true when every document has at most one distinct value
+   */
+  record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValued) {
 
-    // 2. Each document's distinct ranks, ascending, flattened.
-    if (valueCount > Integer.MAX_VALUE - 16) {
-      throw new IllegalStateException("field '" + name + "' has too many values: " + valueCount);
-    }
-    int[] start = new int[n + 1];
-    int[] ranks = new int[(int) valueCount];
-    int used = 0;
-    boolean singleValued = true;
-    for (int doc = 0; doc < n; doc++) {
-      start[doc] = used;
-      List<byte[]> values = source.values(doc, fieldIndex);
-      for (byte[] v : values) {
-        ranks[used++] = rankOf.getInt(v);
+    /** Builds a field's ranks in time linear in its values plus one sort of its distinct ones. */
+    static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
+      int n = source.size();
+      // 1. Distinct values, sorted once.
+      Object2IntOpenCustomHashMap<byte[]> rankOf =
+          new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+      rankOf.defaultReturnValue(-1);
+      long valueCount = 0;
+      for (int d = 0; d < n; d++) {
+        for (byte[] v : source.values(d, fieldIndex)) {
+          rankOf.putIfAbsent(v, 0);
+          valueCount++;
+        }
       }
-      int count = used - start[doc];
-      if (count > 1) {
-        Arrays.sort(ranks, start[doc], used);
-        int w = start[doc] + 1;
-        for (int r = start[doc] + 1; r < used; r++) {
-          if (ranks[r] != ranks[w - 1]) {
-            ranks[w++] = ranks[r];
+      byte[][] sorted = rankOf.keySet().toArray(new byte[0][]);
+      Arrays.sort(sorted, Arrays::compareUnsigned);
+      for (int i = 0; i < sorted.length; i++) {
+        rankOf.put(sorted[i], i);
+      }
+      // 2. Each document's distinct ranks, ascending, flattened.
+      if (valueCount > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("field '" + name + "' has too many values: " + valueCount);
+      }
+      int[] start = new int[n + 1];
+      int[] ranks = new int[(int) valueCount];
+      int used = 0;
+      boolean singleValued = true;
+      for (int doc = 0; doc < n; doc++) {
+        start[doc] = used;
+        List<byte[]> values = source.values(doc, fieldIndex);
+        for (byte[] v : values) {
+          ranks[used++] = rankOf.getInt(v);
+        }
+        int count = used - start[doc];
+        if (count > 1) {
+          Arrays.sort(ranks, start[doc], used);
+          int w = start[doc] + 1;
+          for (int r = start[doc] + 1; r < used; r++) {
+            if (ranks[r] != ranks[w - 1]) {
+              ranks[w++] = ranks[r];
+            }
+          }
+          used = w;
+          if (used - start[doc] > 1) {
+            singleValued = false;
           }
         }
-        used = w;
-        if (used - start[doc] > 1) {
-          singleValued = false;
-        }
       }
+      start[n] = used;
+      return new FieldRanks(sorted, start, ranks, singleValued);
     }
-    start[n] = used;
+  }
 
+  /**
+   * Encodes a field segment from its content in rank terms: postings grouped by rank (filterable),
+   * the document-to-rank index (sortable). Shared by the writer and {@link PartitionUpdate}.
+   */
+  static ByteSink encodeRanks(Field field, int n, FieldRanks r) {
+    String name = field.name();
+    int distinct = r.sorted().length;
+    int[] start = r.start();
+    int[] ranks = r.ranks();
+    int used = start[n];
     int[] prefix = null;
     int[] ids = null;
-    if (filterable) {
+    if (field.role().isFilterable()) {
       prefix = new int[distinct + 1];
       for (int i = 0; i < used; i++) {
         prefix[ranks[i] + 1]++;
@@ -495,7 +528,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
       }
     }
     int[] docRanks = null;
-    if (sortable) {
+    if (field.role().isSortable()) {
       docRanks = new int[n];
       if (bitWidth(distinct) > 0) {
         for (int doc = 0; doc < n; doc++) {
@@ -506,7 +539,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         }
       }
     }
-    return encodeField(field, n, sorted, singleValued, prefix, ids, docRanks);
+    return encodeField(field, n, r.sorted(), r.singleValued(), prefix, ids, docRanks);
   }
 
   /**

@@ -408,7 +408,11 @@ public final class PartitionMerge {
         ByteSink head =
             new ByteSink(16 + (documents + 1) * width + (compressed ? (blocks + 1) * 12 : 0));
         if (compressed) {
-          head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(blocks).putInt(0);
+          // the block rule is recorded only when every block was cut by it
+          head.putInt(width)
+              .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
+              .putInt(blocks)
+              .putInt(copiedBlocks == 0 ? options.blockSize() : 0);
         } else {
           head.putInt(width).putInt(0);
         }
@@ -601,6 +605,7 @@ public final class PartitionMerge {
     final class Reblocker {
       final LZ4Compressor compressor;
       final BlockSink sink;
+      final PayloadBlockRule rule = new PayloadBlockRule(options.blockSize());
       byte[] buffer;
       int size;
       int blockStart = -1;
@@ -610,7 +615,7 @@ public final class PartitionMerge {
       Reblocker(LZ4Compressor compressor, BlockSink sink) {
         this.compressor = compressor;
         this.sink = sink;
-        this.buffer = new byte[Math.min(options.blockSize(), 1 << 20) + 1024];
+        this.buffer = new byte[Math.min(options.blockSize(), 1 << 20) * 2 + 1024];
       }
 
       void add(int doc, MemorySegment source, long offset, int length) throws IOException {
@@ -623,7 +628,7 @@ public final class PartitionMerge {
         MemorySegment.copy(source, ValueLayout.JAVA_BYTE, offset, buffer, size, length);
         size += length;
         lastDoc = doc;
-        if (size >= options.blockSize()) {
+        if (rule.endsAfter(size, buffer, size - length, length)) {
           flush();
         }
       }
