@@ -446,55 +446,75 @@ public final class DatabaseWriter implements DatabaseBuilder {
    */
   record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValued) {
 
-    /** Builds a field's ranks in time linear in its values plus one sort of its distinct ones. */
+    /**
+     * Builds a field's ranks in time linear in its values plus one sort of its distinct ones: one
+     * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
+     * sorted once, and the provisional ids are then mapped to ranks through an array.
+     */
     static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
       int n = source.size();
-      // 1. Distinct values, sorted once.
-      Object2IntOpenCustomHashMap<byte[]> rankOf =
+      Object2IntOpenCustomHashMap<byte[]> idOf =
           new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
-      rankOf.defaultReturnValue(-1);
-      long valueCount = 0;
-      for (int d = 0; d < n; d++) {
-        for (byte[] v : source.values(d, fieldIndex)) {
-          rankOf.putIfAbsent(v, 0);
-          valueCount++;
-        }
-      }
-      byte[][] sorted = rankOf.keySet().toArray(new byte[0][]);
-      Arrays.sort(sorted, Arrays::compareUnsigned);
-      for (int i = 0; i < sorted.length; i++) {
-        rankOf.put(sorted[i], i);
-      }
-      // 2. Each document's distinct ranks, ascending, flattened.
-      if (valueCount > Integer.MAX_VALUE - 16) {
-        throw new IllegalStateException("field '" + name + "' has too many values: " + valueCount);
-      }
+      idOf.defaultReturnValue(-1);
+      List<byte[]> distinctValues = new ArrayList<>();
       int[] start = new int[n + 1];
-      int[] ranks = new int[(int) valueCount];
+      int[] ranks = new int[Math.max(16, n)];
       int used = 0;
-      boolean singleValued = true;
+      boolean multi = false;
       for (int doc = 0; doc < n; doc++) {
         start[doc] = used;
         List<byte[]> values = source.values(doc, fieldIndex);
-        for (byte[] v : values) {
-          ranks[used++] = rankOf.getInt(v);
+        int count = values.size();
+        if (used + count > ranks.length) {
+          long grown = Math.max((long) used + count, ranks.length * 2L);
+          if (grown > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
+          }
+          ranks = Arrays.copyOf(ranks, (int) grown);
         }
-        int count = used - start[doc];
-        if (count > 1) {
-          Arrays.sort(ranks, start[doc], used);
-          int w = start[doc] + 1;
-          for (int r = start[doc] + 1; r < used; r++) {
-            if (ranks[r] != ranks[w - 1]) {
+        for (int i = 0; i < count; i++) {
+          byte[] v = values.get(i);
+          int id = idOf.putIfAbsent(v, distinctValues.size());
+          if (id < 0) {
+            id = distinctValues.size();
+            distinctValues.add(v);
+          }
+          ranks[used++] = id;
+        }
+        multi |= count > 1;
+      }
+      start[n] = used;
+      byte[][] sorted = distinctValues.toArray(new byte[0][]);
+      Arrays.sort(sorted, Arrays::compareUnsigned);
+      int[] rankOfId = new int[sorted.length];
+      for (int r = 0; r < sorted.length; r++) {
+        rankOfId[idOf.getInt(sorted[r])] = r;
+      }
+      for (int i = 0; i < used; i++) {
+        ranks[i] = rankOfId[ranks[i]];
+      }
+      boolean singleValued = true;
+      if (multi) {
+        // each document's distinct ranks, ascending, compacted in place
+        int w = 0;
+        for (int doc = 0; doc < n; doc++) {
+          int from = start[doc];
+          int to = start[doc + 1];
+          start[doc] = w;
+          if (to - from > 1) {
+            Arrays.sort(ranks, from, to);
+          }
+          for (int r = from; r < to; r++) {
+            if (r == from || ranks[r] != ranks[r - 1]) {
               ranks[w++] = ranks[r];
             }
           }
-          used = w;
-          if (used - start[doc] > 1) {
+          if (w - start[doc] > 1) {
             singleValued = false;
           }
         }
+        start[n] = w;
       }
-      start[n] = used;
       return new FieldRanks(sorted, start, ranks, singleValued);
     }
   }
@@ -576,8 +596,19 @@ public final class DatabaseWriter implements DatabaseBuilder {
     boolean sortable = field.role().isSortable();
     int distinct = sorted.length;
     int width = fixedWidth(field.type());
-    ByteSink sink = new ByteSink(FIELD_HEADER_SIZE + 64);
     int idBytes = idBytes(n);
+    // a close estimate of the segment's size, so the sink is not grown while encoding
+    long estimate = FIELD_HEADER_SIZE + 64 + 4L * (distinct + 1);
+    for (byte[] v : sorted) {
+      estimate += v.length;
+    }
+    if (filterable) {
+      estimate += 8L * (distinct + 1) + (long) prefix[distinct] * idBytes;
+    }
+    if (sortable) {
+      estimate += ((long) n * bitWidth(distinct) + 7) / 8 + 16;
+    }
+    ByteSink sink = new ByteSink((int) Math.min(estimate, 1 << 30));
     int bitWidth = sortable ? bitWidth(distinct) : 0;
     sink.putInt(distinct).putInt(width).putInt(0).putInt(filterable ? idBytes : 0).putInt(bitWidth);
     sink.putInt(0).putLong(0).putLong(0).putLong(0);
