@@ -128,14 +128,28 @@ public final class PartitionUpdate {
       List<Field> fields = schema.fields();
       for (int i = 0; i < fields.size(); i++) {
         Field field = fields.get(i);
-        DatabaseWriter.FieldRanks ranks = ranks(i, field);
-        list.add(
-            new DatabaseWriter.Segment(
-                kindOf(field.role()), i, DatabaseWriter.encodeRanks(field, n, ranks), null));
-        if (field.role().isFilterable()
-            && DatabaseWriter.autoBloomApplies(n, ranks.sorted().length)) {
-          blooms.add(
-              new DatabaseWriter.Segment(KIND_BLOOM, i, BloomFilter.build(ranks.sorted()), null));
+        byte[][] sorted;
+        ByteSink segment;
+        if (field.role().isFilterable() && keptInBaseOrder()) {
+          Postings postings = postings(i, field);
+          sorted = postings.sorted;
+          segment =
+              DatabaseWriter.encodeField(
+                  field,
+                  n,
+                  sorted,
+                  postings.singleValued,
+                  postings.prefix,
+                  postings.ids,
+                  postings.docRanks);
+        } else {
+          DatabaseWriter.FieldRanks ranks = ranks(i, field);
+          sorted = ranks.sorted();
+          segment = DatabaseWriter.encodeRanks(field, n, ranks);
+        }
+        list.add(new DatabaseWriter.Segment(kindOf(field.role()), i, segment, null));
+        if (field.role().isFilterable() && DatabaseWriter.autoBloomApplies(n, sorted.length)) {
+          blooms.add(new DatabaseWriter.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
         }
       }
       DatabaseWriter.Segment payload = new Payloads().segment();
@@ -146,6 +160,199 @@ public final class PartitionUpdate {
     }
 
     // ----- fields --------------------------------------------------------------------------------
+
+    /** Output id of every base document (-1 when dropped); null until needed. */
+    private int[] newId;
+
+    private boolean inBaseOrder;
+
+    /**
+     * Whether the kept documents keep their base order (the usual update): then each base value's
+     * postings, mapped to output ids, stay ascending and are copied value by value.
+     */
+    boolean keptInBaseOrder() {
+      if (newId == null) {
+        newId = new int[base.documents()];
+        Arrays.fill(newId, -1);
+        inBaseOrder = true;
+        int last = -1;
+        for (int p = 0; p < n; p++) {
+          int e = order[p];
+          if (e >= 0) {
+            newId[e] = p;
+            inBaseOrder &= e > last;
+            last = e;
+          }
+        }
+      }
+      return inBaseOrder;
+    }
+
+    /** A filterable field's output content: values, postings grouped by rank, ranks by document. */
+    record Postings(
+        byte[][] sorted, int[] prefix, int[] ids, int[] docRanks, boolean singleValued) {}
+
+    /**
+     * A filterable field's output when the kept documents keep their base order: one pass over the
+     * base values in order, merged with the new documents' values, writes each output value's
+     * documents (the base's postings mapped to output ids, merged with the new documents having it)
+     * straight into the postings; base values no kept document has are left out.
+     */
+    Postings postings(int index, Field field) {
+      DatabaseWriter.FieldRanks fresh =
+          DatabaseWriter.FieldRanks.of(addedSource, index, field.name());
+      byte[][] freshSorted = fresh.sorted();
+      int[] freshStart = fresh.start();
+      int[] freshRanks = fresh.ranks();
+      // the output ids of the new documents having each new value, ascending
+      int[] freshPrefix = new int[freshSorted.length + 1];
+      for (int i = 0; i < freshStart[added.size()]; i++) {
+        freshPrefix[freshRanks[i] + 1]++;
+      }
+      for (int v = 0; v < freshSorted.length; v++) {
+        freshPrefix[v + 1] += freshPrefix[v];
+      }
+      int[] freshIds = new int[freshStart[added.size()]];
+      int[] cursor = Arrays.copyOf(freshPrefix, freshSorted.length);
+      for (int p = 0; p < n; p++) {
+        int e = order[p];
+        if (e < 0) {
+          int a = e & ~ADDED;
+          for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {
+            freshIds[cursor[freshRanks[i]]++] = p;
+          }
+        }
+      }
+
+      FieldReader f = base.field(index);
+      int[] map = newId;
+      long capacity = (long) f.countRange(0, f.valueCount) + freshIds.length;
+      if (capacity > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("field '" + field.name() + "' has too many values");
+      }
+      int[] ids = new int[(int) capacity];
+      int[] prefix = new int[f.valueCount + freshSorted.length + 1];
+      int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
+      int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
+      List<byte[]> sorted = new ArrayList<>(f.valueCount + freshSorted.length);
+      int at = 0;
+      int j = 0;
+      int words = FileFormat.words(f.documents);
+      for (int b = 0; b < f.valueCount; b++) {
+        byte[] v = f.valueBytes(b);
+        int c = -1;
+        while (j < freshSorted.length && (c = Arrays.compareUnsigned(freshSorted[j], v)) < 0) {
+          // a value only new documents have
+          at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
+          if (freshToOut != null) {
+            freshToOut[j] = sorted.size();
+          }
+          sorted.add(freshSorted[j++]);
+          prefix[sorted.size()] = at;
+        }
+        int mine = j < freshSorted.length && c == 0 ? j++ : -1;
+        int from = at;
+        // the kept documents having base value b, as output ids (ascending: base order is kept)
+        long posting = f.postingsOf(b);
+        if (f.isListAt(b)) {
+          int count = f.count(b);
+          for (int x = 0; x < count; x++) {
+            int id = map[f.id(posting, x)];
+            if (id >= 0) {
+              ids[at++] = id;
+            }
+          }
+        } else {
+          for (int w = 0; w < words; w++) {
+            long word = f.data.get(FileFormat.LONG, posting + 8L * w);
+            while (word != 0) {
+              int id = map[(w << 6) + Long.numberOfTrailingZeros(word)];
+              if (id >= 0) {
+                ids[at++] = id;
+              }
+              word &= word - 1;
+            }
+          }
+        }
+        if (mine >= 0) {
+          at = mergeInto(ids, from, at, freshIds, freshPrefix[mine], freshPrefix[mine + 1]);
+          if (freshToOut != null) {
+            freshToOut[mine] = sorted.size();
+          }
+        }
+        if (at > from) {
+          if (baseToOut != null) {
+            baseToOut[b] = sorted.size();
+          }
+          sorted.add(v);
+          prefix[sorted.size()] = at;
+        }
+      }
+      while (j < freshSorted.length) {
+        at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
+        if (freshToOut != null) {
+          freshToOut[j] = sorted.size();
+        }
+        sorted.add(freshSorted[j++]);
+        prefix[sorted.size()] = at;
+      }
+      int distinct = sorted.size();
+
+      boolean singleValued = f.singleValued && fresh.singleValued();
+      if (!singleValued) {
+        // exact: the documents with several values may all be gone
+        singleValued = true;
+        byte[] seen = new byte[n];
+        for (int i = 0; i < at; i++) {
+          if (seen[ids[i]]++ != 0) {
+            singleValued = false;
+            break;
+          }
+        }
+      }
+      int[] docRanks = null;
+      if (baseToOut != null) {
+        docRanks = new int[n];
+        for (int p = 0; p < n; p++) {
+          int e = order[p];
+          docRanks[p] =
+              e >= 0 ? baseToOut[f.valueIndex(e)] : freshToOut[freshRanks[freshStart[e & ~ADDED]]];
+        }
+      }
+      return new Postings(
+          sorted.toArray(new byte[0][]),
+          Arrays.copyOf(prefix, distinct + 1),
+          ids,
+          docRanks,
+          singleValued);
+    }
+
+    private static int copy(int[] from, int start, int end, int[] to, int at) {
+      System.arraycopy(from, start, to, at, end - start);
+      return at + end - start;
+    }
+
+    /**
+     * Merges the ascending {@code extra[from, to)} into the ascending {@code ids[start, end)} in
+     * place (the array has room after {@code end}); returns the new end.
+     */
+    private static int mergeInto(int[] ids, int start, int end, int[] extra, int from, int to) {
+      int k = to - from;
+      if (k == 0) {
+        return end;
+      }
+      int write = end + k - 1;
+      int i = end - 1;
+      int x = to - 1;
+      while (x >= from) {
+        if (i >= start && ids[i] > extra[x]) {
+          ids[write--] = ids[i--];
+        } else {
+          ids[write--] = extra[x--];
+        }
+      }
+      return end + k;
+    }
 
     /** The output's content of one field in rank terms. */
     DatabaseWriter.FieldRanks ranks(int index, Field field) {
