@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
-import net.jpountz.lz4.LZ4Compressor;
 
 /**
  * Builds the bytes of one database (see {@code format/FORMAT.md}). Every field is built in time
@@ -364,37 +363,28 @@ public final class DatabaseWriter implements DatabaseBuilder {
    */
   private Segment compressedPayloadSegment(int width) {
     int n = source.size();
-    LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
-    PayloadBlockRule rule = new PayloadBlockRule(blockSize);
     List<byte[]> blocks = new ArrayList<>();
     it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
         new it.unimi.dsi.fastutil.ints.IntArrayList();
-    byte[] block = new byte[Math.min(blockSize, 1 << 20) * 2 + 1024];
-    int size = 0;
-    byte[] target = new byte[0];
-    int blockStart = 0;
-    for (int d = 0; d < n; d++) {
-      byte[] p = source.payload(d);
-      if (size + p.length > block.length) {
-        block = Arrays.copyOf(block, Math.max(size + p.length, block.length * 2));
+    PayloadBlockCutter cutter =
+        new PayloadBlockCutter(
+            blockSize,
+            (firstDoc, block, length) -> {
+              blocks.add(Arrays.copyOf(block, length));
+              firstDocs.add(firstDoc);
+            });
+    try {
+      for (int d = 0; d < n; d++) {
+        byte[] p = source.payload(d);
+        cutter.add(d, p, 0, p.length);
       }
-      System.arraycopy(p, 0, block, size, p.length);
-      size += p.length;
-      if (rule.endsAfter(size, p, 0, p.length) || d == n - 1) {
-        int max = compressor.maxCompressedLength(size);
-        if (target.length < max) {
-          target = new byte[max];
-        }
-        int len = compressor.compress(block, 0, size, target, 0, target.length);
-        blocks.add(Arrays.copyOf(target, len));
-        firstDocs.add(blockStart);
-        blockStart = d + 1;
-        size = 0;
-      }
+      cutter.close();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot happen: blocks are kept in memory", e);
     }
     int k = blocks.size();
     ByteSink head = new ByteSink(16 + (n + 1) * width + (k + 1) * 12);
-    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(rule.target());
+    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(cutter.blockSize());
     long offset = 0;
     for (int i = 0; i <= n; i++) {
       if (width == 4) {

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import net.jpountz.lz4.LZ4Compressor;
 
 /**
  * Writes a partition as a previous partition's documents (kept by id) interleaved with new
@@ -119,7 +118,7 @@ public final class PartitionUpdate {
       this.addedSource = DocumentSource.of(schema, added);
     }
 
-    List<DatabaseWriter.Segment> segments() {
+    List<DatabaseWriter.Segment> segments() throws IOException {
       List<DatabaseWriter.Segment> list = new ArrayList<>();
       list.add(
           new DatabaseWriter.Segment(
@@ -457,7 +456,6 @@ public final class PartitionUpdate {
     /** The payload segment: raw, or LZ4 blocks copied from the base where they line up. */
     final class Payloads {
       final PayloadBlocks baseBlocks = base.payloadBlocks();
-      final PayloadBlockRule rule = new PayloadBlockRule(DatabaseWriter.DEFAULT_BLOCK_SIZE);
 
       long length(int p) {
         int e = order[p];
@@ -474,7 +472,7 @@ public final class PartitionUpdate {
         return e < 0 ? added.get(e & ~ADDED).payload() : base.payloadBytes(e);
       }
 
-      DatabaseWriter.Segment segment() {
+      DatabaseWriter.Segment segment() throws IOException {
         long total = 0;
         for (int p = 0; p < n; p++) {
           total += length(p);
@@ -494,7 +492,7 @@ public final class PartitionUpdate {
         head.putInt(width)
             .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
             .putInt(blocks.count())
-            .putInt(rule.target());
+            .putInt(DatabaseWriter.DEFAULT_BLOCK_SIZE);
         putOffsets(head, width);
         for (int b = 0; b < blocks.count(); b++) {
           head.putInt(blocks.firstDocs.getInt(b));
@@ -565,20 +563,20 @@ public final class PartitionUpdate {
       }
 
       /** The output's blocks, cut by the rule, base blocks copied where they line up. */
-      Blocks blocks() {
+      Blocks blocks() throws IOException {
         Blocks blocks = new Blocks();
-        boolean copyable = baseBlocks != null && baseBlocks.blockRule() == rule.target();
-        LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
-        byte[] buffer = new byte[2 * rule.target() + 1024];
-        byte[] target = new byte[0];
-        int size = 0;
-        int blockStart = 0;
+        PayloadBlockCutter cutter =
+            new PayloadBlockCutter(
+                DatabaseWriter.DEFAULT_BLOCK_SIZE,
+                (firstDoc, block, length) ->
+                    blocks.compressed(firstDoc, Arrays.copyOf(block, length)));
+        boolean copyable = baseBlocks != null && baseBlocks.blockRule() == cutter.blockSize();
         int lastBaseBlock = copyable ? baseBlocks.blockCount() - 1 : -1;
         int p = 0;
         while (p < n) {
           int e = order[p];
-          if (copyable && blockStart == p && e >= 0) {
-            // no document pending: a base block starting here may be copied
+          if (copyable && !cutter.pending() && e >= 0) {
+            // a block of the base starting here is copied when the output goes on with all of it
             int k = baseBlocks.blockStartingAt(e);
             int len = k < 0 ? 0 : baseBlocks.blockFirstDocument(k + 1) - e;
             if (k >= 0
@@ -587,28 +585,14 @@ public final class PartitionUpdate {
                 && consecutive(p, e, len)) {
               blocks.copied(p, baseBlocks.compressedBlock(k));
               p += len;
-              blockStart = p;
               continue;
             }
           }
           byte[] bytes = bytes(p);
-          if (size + bytes.length > buffer.length) {
-            buffer = Arrays.copyOf(buffer, Math.max(size + bytes.length, buffer.length * 2));
-          }
-          System.arraycopy(bytes, 0, buffer, size, bytes.length);
-          size += bytes.length;
-          if (rule.endsAfter(size, bytes, 0, bytes.length) || p == n - 1) {
-            int max = compressor.maxCompressedLength(size);
-            if (target.length < max) {
-              target = new byte[max];
-            }
-            int len = compressor.compress(buffer, 0, size, target, 0, target.length);
-            blocks.compressed(blockStart, Arrays.copyOf(target, len));
-            size = 0;
-            blockStart = p + 1;
-          }
+          cutter.add(p, bytes, 0, bytes.length);
           p++;
         }
+        cutter.close();
         return blocks;
       }
 
