@@ -157,6 +157,7 @@ public final class UpdateBenchmark implements Callable<Integer> {
           "round %d: build %.1f ms CPU (%.1f ms wall), update %.1f ms CPU (%.1f ms wall), %d kept%n",
           round, (c1 - c0) / 1e6, (t1 - t0) / 1e6, (c2 - c1) / 1e6, (t2 - t1) / 1e6, carried);
     }
+    String fetch = fetchLine(base);
     Arrays.sort(buildNanos);
     Arrays.sort(updateNanos);
     Arrays.sort(buildWall);
@@ -167,7 +168,7 @@ public final class UpdateBenchmark implements Callable<Integer> {
     System.out.printf(
         "RESULT format_update merge_docs_per_s=%d build_docs_per_s=%d merge_wall_docs_per_s=%d"
             + " build_wall_docs_per_s=%d update_ms_per_file=%.3f build_ms_per_file=%.3f"
-            + " bytes_per_doc=%d files=%d docs_per_file=%d changed=%d%n",
+            + " bytes_per_doc=%d files=%d docs_per_file=%d changed=%d %s%n",
         Math.round(carried / (update / 1e9)),
         Math.round(documents / (build / 1e9)),
         Math.round(carried / (updateWall[iterations / 2] / 1e9)),
@@ -177,7 +178,47 @@ public final class UpdateBenchmark implements Callable<Integer> {
         bytes / documents,
         files,
         docsPerFile,
-        changes);
+        changes,
+        fetch);
     return 0;
+  }
+
+  /**
+   * Random payload fetches over the built files (each from another file than the last, so no
+   * decompressed block is reused), and the files' payload blocks: {@code fetch_us=<mean>
+   * blocks_per_file=<> block_kib=<mean uncompressed>}.
+   */
+  private String fetchLine(Path[] files) throws Exception {
+    List<Database> open = new ArrayList<>();
+    long blocks = 0;
+    long raw = 0;
+    try {
+      for (Path f : files) {
+        Database db = Database.open(f, false);
+        open.add(db);
+        var reader = (dev.mosaic.format.impl.DatabaseReader) db;
+        blocks += reader.payloadBlockCount();
+        raw += reader.payloadBytesUncompressed();
+      }
+      Random random = new Random(7);
+      int fetches = 200_000;
+      long sink = 0;
+      long t0 = 0;
+      for (int i = -fetches; i < fetches; i++) {
+        if (i == 0) {
+          t0 = System.nanoTime();
+        }
+        Database db = open.get((i & 0x7fffffff) % open.size());
+        sink += db.payload(random.nextInt(docsPerFile)).byteSize();
+      }
+      double us = (System.nanoTime() - t0) / 1e3 / fetches;
+      return String.format(
+          "fetch_us=%.2f blocks_per_file=%.1f block_kib=%.2f fetched=%d",
+          us, (double) blocks / files.length, raw / 1024.0 / Math.max(1, blocks), sink);
+    } finally {
+      for (Database db : open) {
+        db.close();
+      }
+    }
   }
 }
