@@ -41,9 +41,11 @@ public interface DatabaseBuilder {
   DatabaseBuilder payloadCompression(PayloadCompression compression);
 
   /**
-   * Target uncompressed size of one payload block, in bytes (default 8 KiB): a block closes once
-   * its payloads reach this size, so a block holds at least one document. Smaller blocks make a
-   * random payload read cheaper; larger blocks usually compress better.
+   * Target uncompressed size of one payload block, in bytes (default 8 KiB): blocks are cut by a
+   * content-defined rule that makes them about this size on average (at least half of it unless the
+   * payloads end, at most twice, see {@code format/FORMAT.md}), so a block holds at least one
+   * document and a rebuild that inserts or removes documents keeps the other blocks' bytes. Smaller
+   * blocks make a random payload read cheaper; larger blocks usually compress better.
    *
    * @throws IllegalArgumentException when not positive
    */

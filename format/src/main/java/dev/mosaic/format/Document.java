@@ -16,11 +16,14 @@ import java.util.Objects;
 public final class Document {
   private final Schema schema;
   private final Map<String, List<byte[]>> values;
+  private final List<byte[]>[] byIndex;
   private final byte[] payload;
 
-  private Document(Schema schema, Map<String, List<byte[]>> values, byte[] payload) {
+  private Document(
+      Schema schema, Map<String, List<byte[]>> values, List<byte[]>[] byIndex, byte[] payload) {
     this.schema = schema;
     this.values = values;
+    this.byIndex = byIndex;
     this.payload = payload;
   }
 
@@ -40,6 +43,16 @@ public final class Document {
    */
   public List<byte[]> values(String field) {
     return values.getOrDefault(field, List.of());
+  }
+
+  /**
+   * The comparable-byte values of the field at index {@code field} of {@link Schema#fields()}, as
+   * {@link #values(String)} gives them (without a look-up by name: what builders use).
+   *
+   * @throws IndexOutOfBoundsException when the schema has no such field index
+   */
+  public List<byte[]> values(int field) {
+    return byIndex[field];
   }
 
   /** The payload (empty array when none). NOTE: shared, do not modify. */
@@ -112,7 +125,13 @@ public final class Document {
       }
       Map<String, List<byte[]>> frozen = new LinkedHashMap<>();
       values.forEach((k, v) -> frozen.put(k, List.copyOf(v)));
-      return new Document(schema, Collections.unmodifiableMap(frozen), payload);
+      List<Field> fields = schema.fields();
+      @SuppressWarnings("unchecked")
+      List<byte[]>[] byIndex = new List[fields.size()];
+      for (int i = 0; i < byIndex.length; i++) {
+        byIndex[i] = frozen.getOrDefault(fields.get(i).name(), List.of());
+      }
+      return new Document(schema, Collections.unmodifiableMap(frozen), byIndex, payload);
     }
   }
 }

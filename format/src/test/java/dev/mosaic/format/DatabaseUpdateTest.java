@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
@@ -130,22 +131,51 @@ class DatabaseUpdateTest {
     DatabaseBuilder fresh = DatabaseBuilder.create(schema);
     expected.forEach(fresh::add);
     byte[] rebuilt = fresh.toByteArray();
-    assertThat(Files.readAllBytes(out))
-        .as("byte-identical to a fresh build (%s, %d base documents)", change, n)
+    byte[] written = Files.readAllBytes(out);
+    assertThat(written)
+        .as(
+            "byte-identical to a fresh build (%s, %d base documents); first difference in %s",
+            change, n, firstDifference(written, rebuilt))
         .isEqualTo(rebuilt);
     assertThat(leftovers(round)).containsExactlyInAnyOrder("base.mosaic", "next.mosaic");
 
-    try (Database written = Database.open(out, true);
+    try (Database writtenDb = Database.open(out, true);
         Database expectedDb = Database.fromBytes(rebuilt)) {
       DatabaseMergeTest.compare(
           schema,
-          written,
+          writtenDb,
           expectedDb,
           new ReferenceDatabase(schema, List.of(expected)),
           values,
           random);
     }
     base.close();
+  }
+
+  /** The first segment whose bytes differ, for failure messages. */
+  private static String firstDifference(byte[] a, byte[] b) {
+    try (var x = (dev.mosaic.format.impl.DatabaseReader) Database.fromBytes(a);
+        var y = (dev.mosaic.format.impl.DatabaseReader) Database.fromBytes(b)) {
+      var sa = x.segments();
+      var sb = y.segments();
+      for (int i = 0; i < Math.min(sa.size(), sb.size()); i++) {
+        var s1 = sa.get(i);
+        var s2 = sb.get(i);
+        if (!s1.equals(s2)
+            || !Arrays.equals(
+                a,
+                (int) s1.offset(),
+                (int) (s1.offset() + s1.length()),
+                b,
+                (int) s2.offset(),
+                (int) (s2.offset() + s2.length()))) {
+          return s1 + " / " + s2 + " at byte " + Arrays.mismatch(a, b) + " of the file";
+        }
+      }
+      return sa.size() + " / " + sb.size() + " segments";
+    } catch (Exception e) {
+      return "unreadable: " + e;
+    }
   }
 
   /** The base as written by a builder with random options, opened from a file or from bytes. */

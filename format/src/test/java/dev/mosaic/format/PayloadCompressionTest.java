@@ -197,4 +197,20 @@ class PayloadCompressionTest {
     }
     assertThat(db.count(Query.where(Condition.eq("tag", "t2")))).isEqualTo(2);
   }
+
+  @Test
+  void filesWithBlocksCutBySizeAloneStillRead() throws Exception {
+    // written before blocks were cut by content (the block rule field is zero there)
+    byte[] old;
+    try (InputStream in = getClass().getResourceAsStream("/golden-v2-size-blocks.mosaic")) {
+      assertThat(in).as("golden-v2-size-blocks.mosaic resource").isNotNull();
+      old = in.readAllBytes();
+    }
+    Database db = Database.fromBytes(old);
+    assertThat(((DatabaseReader) db).payloadBlockCount()).isGreaterThan(1);
+    List<Document> docs = GoldenFileTest.goldenDocuments();
+    for (int d = 0; d < docs.size(); d++) {
+      assertThat(db.payloadBytes(d)).isEqualTo(docs.get(d).payload());
+    }
+  }
 }

@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.zip.CRC32C;
-import net.jpountz.lz4.LZ4Compressor;
 
 /**
  * Builds the bytes of one database (see {@code format/FORMAT.md}). Every field is built in time
@@ -364,28 +363,28 @@ public final class DatabaseWriter implements DatabaseBuilder {
    */
   private Segment compressedPayloadSegment(int width) {
     int n = source.size();
-    LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
     List<byte[]> blocks = new ArrayList<>();
     it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
         new it.unimi.dsi.fastutil.ints.IntArrayList();
-    java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream(blockSize + 1024);
-    int blockStart = 0;
-    for (int d = 0; d < n; d++) {
-      byte[] p = source.payload(d);
-      block.write(p, 0, p.length);
-      if (block.size() >= blockSize || d == n - 1) {
-        byte[] src = block.toByteArray();
-        byte[] dst = new byte[compressor.maxCompressedLength(src.length)];
-        int len = compressor.compress(src, 0, src.length, dst, 0, dst.length);
-        blocks.add(Arrays.copyOf(dst, len));
-        firstDocs.add(blockStart);
-        blockStart = d + 1;
-        block.reset();
+    PayloadBlockCutter cutter =
+        new PayloadBlockCutter(
+            blockSize,
+            (firstDoc, block, length) -> {
+              blocks.add(Arrays.copyOf(block, length));
+              firstDocs.add(firstDoc);
+            });
+    try {
+      for (int d = 0; d < n; d++) {
+        byte[] p = source.payload(d);
+        cutter.add(d, p, 0, p.length);
       }
+      cutter.close();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot happen: blocks are kept in memory", e);
     }
     int k = blocks.size();
     ByteSink head = new ByteSink(16 + (n + 1) * width + (k + 1) * 12);
-    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(0);
+    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(cutter.blockSize());
     long offset = 0;
     for (int i = 0; i <= n; i++) {
       if (width == 4) {
@@ -417,68 +416,112 @@ public final class DatabaseWriter implements DatabaseBuilder {
    * Builds a field segment: header, sorted value set, postings (filterable), doc→value (sortable).
    */
   private ByteSink fieldSegment(Field field) {
-    String name = field.name();
     int fieldIndex = schema.fields().indexOf(field);
     int n = source.size();
-    boolean filterable = field.role().isFilterable();
-    boolean sortable = field.role().isSortable();
+    FieldRanks r = FieldRanks.of(source, fieldIndex, field.name());
+    if (field.role().isFilterable()
+        && (bloomFields.contains(field.name())
+            || (autoBloomFilters && autoBloomApplies(n, r.sorted().length)))) {
+      blooms.put(fieldIndex, BloomFilter.build(r.sorted()));
+    }
+    return encodeRanks(field, n, r);
+  }
 
-    // 1. Distinct values, sorted once.
-    Object2IntOpenCustomHashMap<byte[]> rankOf =
-        new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
-    rankOf.defaultReturnValue(-1);
-    long valueCount = 0;
-    for (int d = 0; d < n; d++) {
-      for (byte[] v : source.values(d, fieldIndex)) {
-        rankOf.putIfAbsent(v, 0);
-        valueCount++;
-      }
-    }
-    byte[][] sorted = rankOf.keySet().toArray(new byte[0][]);
-    Arrays.sort(sorted, Arrays::compareUnsigned);
-    for (int i = 0; i < sorted.length; i++) {
-      rankOf.put(sorted[i], i);
-    }
-    int distinct = sorted.length;
-    if (filterable
-        && (bloomFields.contains(name) || (autoBloomFilters && autoBloomApplies(n, distinct)))) {
-      blooms.put(fieldIndex, BloomFilter.build(sorted));
-    }
+  /**
+   * One field's content in rank terms: the distinct values sorted (a value's index is its rank),
+   * and each document's distinct ranks, ascending, flattened ({@code ranks[start[d], start[d +
+   * 1])}).
+   *
+   * @param singleValued true when every document has at most one distinct value
+   */
+  record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValued) {
 
-    // 2. Each document's distinct ranks, ascending, flattened.
-    if (valueCount > Integer.MAX_VALUE - 16) {
-      throw new IllegalStateException("field '" + name + "' has too many values: " + valueCount);
-    }
-    int[] start = new int[n + 1];
-    int[] ranks = new int[(int) valueCount];
-    int used = 0;
-    boolean singleValued = true;
-    for (int doc = 0; doc < n; doc++) {
-      start[doc] = used;
-      List<byte[]> values = source.values(doc, fieldIndex);
-      for (byte[] v : values) {
-        ranks[used++] = rankOf.getInt(v);
+    /**
+     * Builds a field's ranks in time linear in its values plus one sort of its distinct ones: one
+     * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
+     * sorted once, and the provisional ids are then mapped to ranks through an array.
+     */
+    static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
+      int n = source.size();
+      Object2IntOpenCustomHashMap<byte[]> idOf =
+          new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+      idOf.defaultReturnValue(-1);
+      List<byte[]> distinctValues = new ArrayList<>();
+      int[] start = new int[n + 1];
+      int[] ranks = new int[Math.max(16, n)];
+      int used = 0;
+      boolean multi = false;
+      for (int doc = 0; doc < n; doc++) {
+        start[doc] = used;
+        List<byte[]> values = source.values(doc, fieldIndex);
+        int count = values.size();
+        if (used + count > ranks.length) {
+          long grown = Math.max((long) used + count, ranks.length * 2L);
+          if (grown > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
+          }
+          ranks = Arrays.copyOf(ranks, (int) grown);
+        }
+        for (int i = 0; i < count; i++) {
+          byte[] v = values.get(i);
+          int id = idOf.putIfAbsent(v, distinctValues.size());
+          if (id < 0) {
+            id = distinctValues.size();
+            distinctValues.add(v);
+          }
+          ranks[used++] = id;
+        }
+        multi |= count > 1;
       }
-      int count = used - start[doc];
-      if (count > 1) {
-        Arrays.sort(ranks, start[doc], used);
-        int w = start[doc] + 1;
-        for (int r = start[doc] + 1; r < used; r++) {
-          if (ranks[r] != ranks[w - 1]) {
-            ranks[w++] = ranks[r];
+      start[n] = used;
+      byte[][] sorted = distinctValues.toArray(new byte[0][]);
+      Arrays.sort(sorted, Arrays::compareUnsigned);
+      int[] rankOfId = new int[sorted.length];
+      for (int r = 0; r < sorted.length; r++) {
+        rankOfId[idOf.getInt(sorted[r])] = r;
+      }
+      for (int i = 0; i < used; i++) {
+        ranks[i] = rankOfId[ranks[i]];
+      }
+      boolean singleValued = true;
+      if (multi) {
+        // each document's distinct ranks, ascending, compacted in place
+        int w = 0;
+        for (int doc = 0; doc < n; doc++) {
+          int from = start[doc];
+          int to = start[doc + 1];
+          start[doc] = w;
+          if (to - from > 1) {
+            Arrays.sort(ranks, from, to);
+          }
+          for (int r = from; r < to; r++) {
+            if (r == from || ranks[r] != ranks[r - 1]) {
+              ranks[w++] = ranks[r];
+            }
+          }
+          if (w - start[doc] > 1) {
+            singleValued = false;
           }
         }
-        used = w;
-        if (used - start[doc] > 1) {
-          singleValued = false;
-        }
+        start[n] = w;
       }
+      return new FieldRanks(sorted, start, ranks, singleValued);
     }
-    start[n] = used;
+  }
 
+  /**
+   * Encodes a field segment from its content in rank terms: postings grouped by rank (filterable),
+   * the document-to-rank index (sortable). Shared by the writer and {@link PartitionUpdate}.
+   */
+  static ByteSink encodeRanks(Field field, int n, FieldRanks r) {
+    String name = field.name();
+    int distinct = r.sorted().length;
+    int[] start = r.start();
+    int[] ranks = r.ranks();
+    int used = start[n];
     int[] prefix = null;
     int[] ids = null;
-    if (filterable) {
+    if (field.role().isFilterable()) {
       prefix = new int[distinct + 1];
       for (int i = 0; i < used; i++) {
         prefix[ranks[i] + 1]++;
@@ -495,7 +538,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
       }
     }
     int[] docRanks = null;
-    if (sortable) {
+    if (field.role().isSortable()) {
       docRanks = new int[n];
       if (bitWidth(distinct) > 0) {
         for (int doc = 0; doc < n; doc++) {
@@ -506,7 +549,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         }
       }
     }
-    return encodeField(field, n, sorted, singleValued, prefix, ids, docRanks);
+    return encodeField(field, n, r.sorted(), r.singleValued(), prefix, ids, docRanks);
   }
 
   /**
@@ -543,8 +586,19 @@ public final class DatabaseWriter implements DatabaseBuilder {
     boolean sortable = field.role().isSortable();
     int distinct = sorted.length;
     int width = fixedWidth(field.type());
-    ByteSink sink = new ByteSink(FIELD_HEADER_SIZE + 64);
     int idBytes = idBytes(n);
+    // a close estimate of the segment's size, so the sink is not grown while encoding
+    long estimate = FIELD_HEADER_SIZE + 64 + 4L * (distinct + 1);
+    for (byte[] v : sorted) {
+      estimate += v.length;
+    }
+    if (filterable) {
+      estimate += 8L * (distinct + 1) + (long) prefix[distinct] * idBytes;
+    }
+    if (sortable) {
+      estimate += ((long) n * bitWidth(distinct) + 7) / 8 + 16;
+    }
+    ByteSink sink = new ByteSink((int) Math.min(estimate, 1 << 30));
     int bitWidth = sortable ? bitWidth(distinct) : 0;
     sink.putInt(distinct).putInt(width).putInt(0).putInt(filterable ? idBytes : 0).putInt(bitWidth);
     sink.putInt(0).putLong(0).putLong(0).putLong(0);

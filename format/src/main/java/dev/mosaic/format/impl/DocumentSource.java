@@ -1,7 +1,6 @@
 package dev.mosaic.format.impl;
 
 import dev.mosaic.format.Document;
-import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import java.util.List;
 
@@ -33,7 +32,6 @@ interface DocumentSource {
 
   /** A view of a growing list of documents of {@code schema}. */
   static DocumentSource of(Schema schema, List<Document> documents) {
-    String[] names = schema.fields().stream().map(Field::name).toArray(String[]::new);
     return new DocumentSource() {
       @Override
       public int size() {
@@ -42,7 +40,7 @@ interface DocumentSource {
 
       @Override
       public List<byte[]> values(int doc, int field) {
-        return documents.get(doc).values(names[field]);
+        return documents.get(doc).values(field);
       }
 
       @Override

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
@@ -378,12 +377,9 @@ public final class PartitionMerge {
     }
 
     /** Receives the payload blocks of the result in order. */
-    interface BlockSink {
+    interface BlockSink extends PayloadBlockCutter.Sink {
       /** An input's LZ4 block taken as stored, starting at merged document {@code firstDoc}. */
       void copied(int firstDoc, MemorySegment block) throws IOException;
-
-      /** A block compressed here: {@code block[0, length)}. */
-      void compressed(int firstDoc, byte[] block, int length) throws IOException;
     }
 
     /** A payload segment layout and how to stream it. */
@@ -408,7 +404,11 @@ public final class PartitionMerge {
         ByteSink head =
             new ByteSink(16 + (documents + 1) * width + (compressed ? (blocks + 1) * 12 : 0));
         if (compressed) {
-          head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(blocks).putInt(0);
+          // the block rule is recorded only when every block was cut by it
+          head.putInt(width)
+              .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
+              .putInt(blocks)
+              .putInt(copiedBlocks == 0 ? options.blockSize() : 0);
         } else {
           head.putInt(width).putInt(0);
         }
@@ -487,8 +487,7 @@ public final class PartitionMerge {
        */
       void blocks(BlockSink sink) {
         try {
-          LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
-          Reblocker reblocker = new Reblocker(compressor, sink);
+          PayloadBlockCutter reblocker = new PayloadBlockCutter(options.blockSize(), sink);
           for (int i = 0; i < inputs.size(); i++) {
             DatabaseReader input = inputs.get(i);
             PayloadBlocks b = input.payloadBlocks();
@@ -595,56 +594,6 @@ public final class PartitionMerge {
       return new UncheckedIOException(
           new CorruptDatabaseException(
               input.source(), "payload", 0, "payload block " + block + ": " + problem));
-    }
-
-    /** Groups payloads into blocks the way the writer does and compresses each block. */
-    final class Reblocker {
-      final LZ4Compressor compressor;
-      final BlockSink sink;
-      byte[] buffer;
-      int size;
-      int blockStart = -1;
-      int lastDoc = -1;
-      byte[] target = new byte[0];
-
-      Reblocker(LZ4Compressor compressor, BlockSink sink) {
-        this.compressor = compressor;
-        this.sink = sink;
-        this.buffer = new byte[Math.min(options.blockSize(), 1 << 20) + 1024];
-      }
-
-      void add(int doc, MemorySegment source, long offset, int length) throws IOException {
-        if (blockStart < 0) {
-          blockStart = doc;
-        }
-        if (size + length > buffer.length) {
-          buffer = Arrays.copyOf(buffer, Math.max(size + length, buffer.length * 2));
-        }
-        MemorySegment.copy(source, ValueLayout.JAVA_BYTE, offset, buffer, size, length);
-        size += length;
-        lastDoc = doc;
-        if (size >= options.blockSize()) {
-          flush();
-        }
-      }
-
-      /** Ends the current block (at the end of a run). */
-      void close() throws IOException {
-        if (blockStart >= 0) {
-          flush();
-        }
-      }
-
-      private void flush() throws IOException {
-        int max = compressor.maxCompressedLength(size);
-        if (target.length < max) {
-          target = new byte[max];
-        }
-        int len = compressor.compress(buffer, 0, size, target, 0, target.length);
-        sink.compressed(blockStart, target, len);
-        blockStart = -1;
-        size = 0;
-      }
     }
   }
 }

@@ -1,10 +1,14 @@
 package dev.mosaic.format.impl;
 
+import static dev.mosaic.format.impl.FileFormat.*;
+
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
+import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,10 +17,20 @@ import java.util.List;
 /**
  * Writes a partition as a previous partition's documents (kept by id) interleaved with new
  * documents, byte for byte as {@link DatabaseWriter} with default options writes the same documents
- * in the same order (see {@link dev.mosaic.format.DatabaseUpdate}). Kept documents are read from
- * the base's encoded form: their values through the base's value dictionaries (the
- * document-to-value index of sortable fields, the postings of filterable ones), their payloads as
- * stored bytes.
+ * in the same order (see {@link dev.mosaic.format.DatabaseUpdate}). Nothing of a kept document is
+ * decoded beyond ranks:
+ *
+ * <ul>
+ *   <li>per field, the new documents' values are ranked as the writer ranks them; the base values
+ *       some kept document uses are merged with them (one pass over two sorted lists), giving each
+ *       base rank and new rank its output rank; every output document's ranks are then the base
+ *       document's ranks (from the document-to-value index, or the inverted postings) or the new
+ *       document's, mapped, and the segment is encoded by the writer's code from there;
+ *   <li>payloads: where the output cuts a block at the same document the base cut one and goes on
+ *       with that whole base block in order, the base's LZ4 block is copied as stored (both follow
+ *       the same content-defined {@link PayloadBlockRule}); only blocks around a change are
+ *       decompressed and compressed again.
+ * </ul>
  *
  * <p>Thread safety: stateless; one call works on its own objects. The base must stay open during a
  * call.
@@ -65,118 +79,582 @@ public final class PartitionUpdate {
       Path output,
       boolean fsync)
       throws IOException {
-    DatabaseReader reader = base == null ? null : (DatabaseReader) base;
-    if (reader != null) {
-      reader.ensureOpen();
+    if (base == null) {
+      DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
+      return AtomicFileWrite.write(output, true, fsync, ".building", writer::writeTo);
     }
-    DocumentSource source = new Interleaved(schema, reader, order, count, added);
-    DatabaseWriter writer = new DatabaseWriter(schema, source);
+    DatabaseReader reader = (DatabaseReader) base;
+    reader.ensureOpen();
+    Run run = new Run(schema, reader, order, count, added);
+    List<DatabaseWriter.Segment> segments = run.segments();
     return AtomicFileWrite.write(
         output,
         true,
         fsync,
         ".updating",
         ch -> {
-          writer.writeTo(ch);
+          DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
+          DatabaseWriter.writeFile(out, run.version, schema, count, segments);
+          out.flush();
         });
   }
 
-  /** The output documents read from the base and the added list. */
-  private static final class Interleaved implements DocumentSource {
+  /** One update. */
+  private static final class Run {
     final Schema schema;
     final DatabaseReader base;
     final int[] order;
-    final int count;
+    final int n;
     final List<Document> added;
-    final String[] names;
-    final BaseValues[] baseValues;
+    final DocumentSource addedSource;
+    int version;
 
-    Interleaved(Schema schema, DatabaseReader base, int[] order, int count, List<Document> added) {
+    Run(Schema schema, DatabaseReader base, int[] order, int n, List<Document> added) {
       this.schema = schema;
       this.base = base;
       this.order = order;
-      this.count = count;
+      this.n = n;
       this.added = added;
-      this.names = schema.fields().stream().map(Field::name).toArray(String[]::new);
-      this.baseValues = new BaseValues[names.length];
+      this.addedSource = DocumentSource.of(schema, added);
     }
 
-    @Override
-    public int size() {
-      return count;
-    }
-
-    @Override
-    public List<byte[]> values(int doc, int field) {
-      int e = order[doc];
-      if (e < 0) {
-        return added.get(e & ~ADDED).values(names[field]);
+    List<DatabaseWriter.Segment> segments() throws IOException {
+      List<DatabaseWriter.Segment> list = new ArrayList<>();
+      list.add(
+          new DatabaseWriter.Segment(
+              KIND_SCHEMA, NO_FIELD, DatabaseWriter.schemaBytes(schema), null));
+      List<DatabaseWriter.Segment> blooms = new ArrayList<>();
+      List<Field> fields = schema.fields();
+      for (int i = 0; i < fields.size(); i++) {
+        Field field = fields.get(i);
+        byte[][] sorted;
+        ByteSink segment;
+        if (field.role().isFilterable() && keptInBaseOrder()) {
+          Postings postings = postings(i, field);
+          sorted = postings.sorted;
+          segment =
+              DatabaseWriter.encodeField(
+                  field,
+                  n,
+                  sorted,
+                  postings.singleValued,
+                  postings.prefix,
+                  postings.ids,
+                  postings.docRanks);
+        } else {
+          DatabaseWriter.FieldRanks ranks = ranks(i, field);
+          sorted = ranks.sorted();
+          segment = DatabaseWriter.encodeRanks(field, n, ranks);
+        }
+        list.add(new DatabaseWriter.Segment(kindOf(field.role()), i, segment, null));
+        if (field.role().isFilterable() && DatabaseWriter.autoBloomApplies(n, sorted.length)) {
+          blooms.add(new DatabaseWriter.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
+        }
       }
-      BaseValues v = baseValues[field];
-      if (v == null) {
-        v = baseValues[field] = new BaseValues(base.field(field));
-      }
-      return v.of(e);
+      DatabaseWriter.Segment payload = new Payloads().segment();
+      list.add(payload);
+      list.addAll(blooms);
+      version = DatabaseWriter.formatVersion(payload.compressed, !blooms.isEmpty());
+      return list;
     }
 
-    @Override
-    public byte[] payload(int doc) {
-      int e = order[doc];
-      return e < 0 ? added.get(e & ~ADDED).payload() : base.payloadBytes(e);
+    // ----- fields --------------------------------------------------------------------------------
+
+    /** Output id of every base document (-1 when dropped); null until needed. */
+    private int[] newId;
+
+    private boolean inBaseOrder;
+
+    /**
+     * Whether the kept documents keep their base order (the usual update): then each base value's
+     * postings, mapped to output ids, stay ascending and are copied value by value.
+     */
+    boolean keptInBaseOrder() {
+      if (newId == null) {
+        newId = new int[base.documents()];
+        Arrays.fill(newId, -1);
+        inBaseOrder = true;
+        int last = -1;
+        for (int p = 0; p < n; p++) {
+          int e = order[p];
+          if (e >= 0) {
+            newId[e] = p;
+            inBaseOrder &= e > last;
+            last = e;
+          }
+        }
+      }
+      return inBaseOrder;
     }
 
-    @Override
-    public int payloadLength(int doc) {
-      int e = order[doc];
-      if (e < 0) {
-        return added.get(e & ~ADDED).payload().length;
+    /** A filterable field's output content: values, postings grouped by rank, ranks by document. */
+    record Postings(
+        byte[][] sorted, int[] prefix, int[] ids, int[] docRanks, boolean singleValued) {}
+
+    /**
+     * A filterable field's output when the kept documents keep their base order: one pass over the
+     * base values in order, merged with the new documents' values, writes each output value's
+     * documents (the base's postings mapped to output ids, merged with the new documents having it)
+     * straight into the postings; base values no kept document has are left out.
+     */
+    Postings postings(int index, Field field) {
+      DatabaseWriter.FieldRanks fresh =
+          DatabaseWriter.FieldRanks.of(addedSource, index, field.name());
+      byte[][] freshSorted = fresh.sorted();
+      int[] freshStart = fresh.start();
+      int[] freshRanks = fresh.ranks();
+      // the output ids of the new documents having each new value, ascending
+      int[] freshPrefix = new int[freshSorted.length + 1];
+      for (int i = 0; i < freshStart[added.size()]; i++) {
+        freshPrefix[freshRanks[i] + 1]++;
       }
-      PayloadBlocks b = base.payloadBlocks();
-      return (int)
-          (b != null ? b.length(e) : base.rawPayloadOffset(e + 1) - base.rawPayloadOffset(e));
+      for (int v = 0; v < freshSorted.length; v++) {
+        freshPrefix[v + 1] += freshPrefix[v];
+      }
+      int[] freshIds = new int[freshStart[added.size()]];
+      int[] cursor = Arrays.copyOf(freshPrefix, freshSorted.length);
+      for (int p = 0; p < n; p++) {
+        int e = order[p];
+        if (e < 0) {
+          int a = e & ~ADDED;
+          for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {
+            freshIds[cursor[freshRanks[i]]++] = p;
+          }
+        }
+      }
+
+      FieldReader f = base.field(index);
+      int[] map = newId;
+      long capacity = (long) f.countRange(0, f.valueCount) + freshIds.length;
+      if (capacity > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("field '" + field.name() + "' has too many values");
+      }
+      int[] ids = new int[(int) capacity];
+      int[] prefix = new int[f.valueCount + freshSorted.length + 1];
+      int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
+      int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
+      List<byte[]> sorted = new ArrayList<>(f.valueCount + freshSorted.length);
+      int at = 0;
+      int j = 0;
+      int words = FileFormat.words(f.documents);
+      for (int b = 0; b < f.valueCount; b++) {
+        byte[] v = f.valueBytes(b);
+        int c = -1;
+        while (j < freshSorted.length && (c = Arrays.compareUnsigned(freshSorted[j], v)) < 0) {
+          // a value only new documents have
+          at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
+          if (freshToOut != null) {
+            freshToOut[j] = sorted.size();
+          }
+          sorted.add(freshSorted[j++]);
+          prefix[sorted.size()] = at;
+        }
+        int mine = j < freshSorted.length && c == 0 ? j++ : -1;
+        int from = at;
+        // the kept documents having base value b, as output ids (ascending: base order is kept)
+        long posting = f.postingsOf(b);
+        if (f.isListAt(b)) {
+          int count = f.count(b);
+          for (int x = 0; x < count; x++) {
+            int id = map[f.id(posting, x)];
+            if (id >= 0) {
+              ids[at++] = id;
+            }
+          }
+        } else {
+          for (int w = 0; w < words; w++) {
+            long word = f.data.get(FileFormat.LONG, posting + 8L * w);
+            while (word != 0) {
+              int id = map[(w << 6) + Long.numberOfTrailingZeros(word)];
+              if (id >= 0) {
+                ids[at++] = id;
+              }
+              word &= word - 1;
+            }
+          }
+        }
+        if (mine >= 0) {
+          at = mergeInto(ids, from, at, freshIds, freshPrefix[mine], freshPrefix[mine + 1]);
+          if (freshToOut != null) {
+            freshToOut[mine] = sorted.size();
+          }
+        }
+        if (at > from) {
+          if (baseToOut != null) {
+            baseToOut[b] = sorted.size();
+          }
+          sorted.add(v);
+          prefix[sorted.size()] = at;
+        }
+      }
+      while (j < freshSorted.length) {
+        at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
+        if (freshToOut != null) {
+          freshToOut[j] = sorted.size();
+        }
+        sorted.add(freshSorted[j++]);
+        prefix[sorted.size()] = at;
+      }
+      int distinct = sorted.size();
+
+      boolean singleValued = f.singleValued && fresh.singleValued();
+      if (!singleValued) {
+        // exact: the documents with several values may all be gone
+        singleValued = true;
+        byte[] seen = new byte[n];
+        for (int i = 0; i < at; i++) {
+          if (seen[ids[i]]++ != 0) {
+            singleValued = false;
+            break;
+          }
+        }
+      }
+      int[] docRanks = null;
+      if (baseToOut != null) {
+        docRanks = new int[n];
+        for (int p = 0; p < n; p++) {
+          int e = order[p];
+          docRanks[p] =
+              e >= 0 ? baseToOut[f.valueIndex(e)] : freshToOut[freshRanks[freshStart[e & ~ADDED]]];
+        }
+      }
+      return new Postings(
+          sorted.toArray(new byte[0][]),
+          Arrays.copyOf(prefix, distinct + 1),
+          ids,
+          docRanks,
+          singleValued);
+    }
+
+    private static int copy(int[] from, int start, int end, int[] to, int at) {
+      System.arraycopy(from, start, to, at, end - start);
+      return at + end - start;
+    }
+
+    /**
+     * Merges the ascending {@code extra[from, to)} into the ascending {@code ids[start, end)} in
+     * place (the array has room after {@code end}); returns the new end.
+     */
+    private static int mergeInto(int[] ids, int start, int end, int[] extra, int from, int to) {
+      int k = to - from;
+      if (k == 0) {
+        return end;
+      }
+      int write = end + k - 1;
+      int i = end - 1;
+      int x = to - 1;
+      while (x >= from) {
+        if (i >= start && ids[i] > extra[x]) {
+          ids[write--] = ids[i--];
+        } else {
+          ids[write--] = extra[x--];
+        }
+      }
+      return end + k;
+    }
+
+    /** The output's content of one field in rank terms. */
+    DatabaseWriter.FieldRanks ranks(int index, Field field) {
+      DatabaseWriter.FieldRanks fresh =
+          DatabaseWriter.FieldRanks.of(addedSource, index, field.name());
+      FieldReader f = base.field(index);
+      boolean byIndex = field.role().isSortable();
+      int[] baseStart = null;
+      int[] baseRanks = null;
+      if (!byIndex) {
+        baseStart = new int[f.documents + 1];
+        baseRanks = invertPostings(f, baseStart);
+      }
+
+      // base values some kept document uses
+      boolean[] used = new boolean[f.valueCount];
+      for (int p = 0; p < n; p++) {
+        int e = order[p];
+        if (e >= 0) {
+          if (byIndex) {
+            used[f.valueIndex(e)] = true;
+          } else {
+            for (int i = baseStart[e]; i < baseStart[e + 1]; i++) {
+              used[baseRanks[i]] = true;
+            }
+          }
+        }
+      }
+
+      // merge the used base values with the new documents' values
+      byte[][] freshSorted = fresh.sorted();
+      int[] baseMap = new int[f.valueCount];
+      int[] freshMap = new int[freshSorted.length];
+      List<byte[]> merged = new ArrayList<>(Math.min(f.valueCount, n) + freshSorted.length);
+      int j = 0;
+      for (int b = 0; b < f.valueCount; b++) {
+        if (!used[b]) {
+          continue;
+        }
+        byte[] v = f.valueBytes(b);
+        int c = -1;
+        while (j < freshSorted.length && (c = Arrays.compareUnsigned(freshSorted[j], v)) < 0) {
+          freshMap[j++] = merged.size();
+          merged.add(freshSorted[j - 1]);
+        }
+        if (j < freshSorted.length && c == 0) {
+          freshMap[j++] = merged.size();
+        }
+        baseMap[b] = merged.size();
+        merged.add(v);
+      }
+      while (j < freshSorted.length) {
+        freshMap[j++] = merged.size();
+        merged.add(freshSorted[j - 1]);
+      }
+      byte[][] sorted = merged.toArray(new byte[0][]);
+
+      // every output document's ranks
+      int[] freshStart = fresh.start();
+      int[] freshRanks = fresh.ranks();
+      long total = freshStart[freshStart.length - 1];
+      for (int p = 0; p < n; p++) {
+        int e = order[p];
+        if (e >= 0) {
+          total += byIndex ? 1 : baseStart[e + 1] - baseStart[e];
+        }
+      }
+      if (total > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("field '" + field.name() + "' has too many values");
+      }
+      int[] start = new int[n + 1];
+      int[] ranks = new int[(int) total];
+      int at = 0;
+      boolean singleValued = true;
+      for (int p = 0; p < n; p++) {
+        start[p] = at;
+        int e = order[p];
+        if (e >= 0) {
+          if (byIndex) {
+            ranks[at++] = baseMap[f.valueIndex(e)];
+          } else {
+            for (int i = baseStart[e]; i < baseStart[e + 1]; i++) {
+              ranks[at++] = baseMap[baseRanks[i]];
+            }
+          }
+        } else {
+          int a = e & ~ADDED;
+          for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {
+            ranks[at++] = freshMap[freshRanks[i]];
+          }
+        }
+        if (at - start[p] > 1) {
+          singleValued = false;
+        }
+      }
+      start[n] = at;
+      return new DatabaseWriter.FieldRanks(sorted, start, ranks, singleValued);
+    }
+
+    // ----- payloads ------------------------------------------------------------------------------
+
+    /** The payload segment: raw, or LZ4 blocks copied from the base where they line up. */
+    final class Payloads {
+      final PayloadBlocks baseBlocks = base.payloadBlocks();
+
+      long length(int p) {
+        int e = order[p];
+        if (e < 0) {
+          return added.get(e & ~ADDED).payload().length;
+        }
+        return baseBlocks != null
+            ? baseBlocks.length(e)
+            : base.rawPayloadOffset(e + 1) - base.rawPayloadOffset(e);
+      }
+
+      byte[] bytes(int p) {
+        int e = order[p];
+        return e < 0 ? added.get(e & ~ADDED).payload() : base.payloadBytes(e);
+      }
+
+      DatabaseWriter.Segment segment() throws IOException {
+        long total = 0;
+        for (int p = 0; p < n; p++) {
+          total += length(p);
+        }
+        int width = total <= 0xFFFF_FFFFL ? 4 : 8;
+        long rawLength = 8 + (long) (n + 1) * width + total;
+        if (total == 0 || total > Integer.MAX_VALUE) {
+          return raw(width, rawLength);
+        }
+        Blocks blocks = blocks();
+        long compressedLength =
+            16 + (long) (n + 1) * width + (blocks.count() + 1) * 12L + blocks.bytes;
+        if (compressedLength > rawLength - rawLength / 10) {
+          return raw(width, rawLength);
+        }
+        ByteSink head = new ByteSink(16 + (n + 1) * width + (blocks.count() + 1) * 12);
+        head.putInt(width)
+            .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
+            .putInt(blocks.count())
+            .putInt(DatabaseWriter.DEFAULT_BLOCK_SIZE);
+        putOffsets(head, width);
+        for (int b = 0; b < blocks.count(); b++) {
+          head.putInt(blocks.firstDocs.getInt(b));
+        }
+        head.putInt(n);
+        long at = 0;
+        for (int b = 0; b <= blocks.count(); b++) {
+          head.putLong(at);
+          if (b < blocks.count()) {
+            at += blocks.length(b);
+          }
+        }
+        DatabaseWriter.Segment segment =
+            new DatabaseWriter.Segment(
+                KIND_PAYLOAD,
+                NO_FIELD,
+                head,
+                blocks.bytes,
+                out -> {
+                  for (int b = 0; b < blocks.count(); b++) {
+                    Object block = blocks.data.get(b);
+                    if (block instanceof MemorySegment copied) {
+                      out.write(copied);
+                    } else {
+                      byte[] bytes = (byte[]) block;
+                      out.write(bytes, 0, bytes.length);
+                    }
+                  }
+                });
+        segment.compressed = true;
+        return segment;
+      }
+
+      private void putOffsets(ByteSink head, int width) {
+        long offset = 0;
+        for (int p = 0; p <= n; p++) {
+          if (width == 4) {
+            head.putInt((int) offset);
+          } else {
+            head.putLong(offset);
+          }
+          if (p < n) {
+            offset += length(p);
+          }
+        }
+      }
+
+      private DatabaseWriter.Segment raw(int width, long rawLength) {
+        ByteSink head = new ByteSink(8 + (n + 1) * width);
+        head.putInt(width).putInt(0);
+        putOffsets(head, width);
+        return new DatabaseWriter.Segment(
+            KIND_PAYLOAD,
+            NO_FIELD,
+            head,
+            rawLength - head.size(),
+            out -> {
+              for (int p = 0; p < n; p++) {
+                int e = order[p];
+                if (e >= 0 && baseBlocks == null) {
+                  out.write(base.rawPayloads(e, e + 1));
+                } else {
+                  byte[] b = bytes(p);
+                  out.write(b, 0, b.length);
+                }
+              }
+            });
+      }
+
+      /** The output's blocks, cut by the rule, base blocks copied where they line up. */
+      Blocks blocks() throws IOException {
+        Blocks blocks = new Blocks();
+        PayloadBlockCutter cutter =
+            new PayloadBlockCutter(
+                DatabaseWriter.DEFAULT_BLOCK_SIZE,
+                (firstDoc, block, length) ->
+                    blocks.compressed(firstDoc, Arrays.copyOf(block, length)));
+        boolean copyable = baseBlocks != null && baseBlocks.blockRule() == cutter.blockSize();
+        int lastBaseBlock = copyable ? baseBlocks.blockCount() - 1 : -1;
+        int p = 0;
+        while (p < n) {
+          int e = order[p];
+          if (copyable && !cutter.pending() && e >= 0) {
+            // a block of the base starting here is copied when the output goes on with all of it
+            int k = baseBlocks.blockStartingAt(e);
+            int len = k < 0 ? 0 : baseBlocks.blockFirstDocument(k + 1) - e;
+            if (k >= 0
+                && (k < lastBaseBlock || p + len == n)
+                && p + len <= n
+                && consecutive(p, e, len)) {
+              blocks.copied(p, baseBlocks.compressedBlock(k));
+              p += len;
+              continue;
+            }
+          }
+          byte[] bytes = bytes(p);
+          cutter.add(p, bytes, 0, bytes.length);
+          p++;
+        }
+        cutter.close();
+        return blocks;
+      }
+
+      /** Whether output documents {@code [p, p + len)} are base documents {@code e, e + 1, ...}. */
+      private boolean consecutive(int p, int e, int len) {
+        for (int i = 0; i < len; i++) {
+          if (order[p + i] != e + i) {
+            return false;
+          }
+        }
+        return true;
+      }
+    }
+
+    /** The output's blocks in order: copied base blocks and blocks compressed here. */
+    static final class Blocks {
+      final IntArrayList firstDocs = new IntArrayList();
+      final List<Object> data = new ArrayList<>();
+      long bytes;
+
+      int count() {
+        return firstDocs.size();
+      }
+
+      long length(int b) {
+        Object block = data.get(b);
+        return block instanceof MemorySegment s ? s.byteSize() : ((byte[]) block).length;
+      }
+
+      void copied(int firstDoc, MemorySegment block) {
+        firstDocs.add(firstDoc);
+        data.add(block);
+        bytes += block.byteSize();
+      }
+
+      void compressed(int firstDoc, byte[] block) {
+        firstDocs.add(firstDoc);
+        data.add(block);
+        bytes += block.length;
+      }
     }
   }
 
-  /** The value ranks of every base document in one field, from its encoded form. */
-  private static final class BaseValues {
-    final FieldReader field;
-    final int[] start;
-    final int[] ranks;
-
-    BaseValues(FieldReader f) {
-      this.field = f;
-      int n = f.documents;
-      if (f.field.role().isSortable()) {
-        start = null;
-        ranks = null;
-        return;
-      }
-      // invert the postings: each document's ranks, ascending
-      start = new int[n + 1];
-      for (int j = 0; j < f.valueCount; j++) {
-        forEachDocument(f, j, d -> start[d + 1]++);
-      }
-      for (int d = 0; d < n; d++) {
-        start[d + 1] += start[d];
-      }
-      ranks = new int[start[n]];
-      int[] cursor = Arrays.copyOf(start, n);
-      for (int j = 0; j < f.valueCount; j++) {
-        int rank = j;
-        forEachDocument(f, j, d -> ranks[cursor[d]++] = rank);
-      }
+  /**
+   * Each document's value ranks of a filterable field, ascending, from its postings: fills {@code
+   * start} ({@code documents + 1} entries) and returns the flattened ranks.
+   */
+  static int[] invertPostings(FieldReader f, int[] start) {
+    int n = f.documents;
+    for (int j = 0; j < f.valueCount; j++) {
+      forEachDocument(f, j, d -> start[d + 1]++);
     }
-
-    List<byte[]> of(int doc) {
-      if (ranks == null) {
-        return field.valueCount == 0 ? List.of() : List.of(field.valueBytes(field.valueIndex(doc)));
-      }
-      List<byte[]> list = new ArrayList<>(start[doc + 1] - start[doc]);
-      for (int i = start[doc]; i < start[doc + 1]; i++) {
-        list.add(field.valueBytes(ranks[i]));
-      }
-      return list;
+    for (int d = 0; d < n; d++) {
+      start[d + 1] += start[d];
     }
+    int[] ranks = new int[start[n]];
+    int[] cursor = Arrays.copyOf(start, n);
+    for (int j = 0; j < f.valueCount; j++) {
+      int rank = j;
+      forEachDocument(f, j, d -> ranks[cursor[d]++] = rank);
+    }
+    return ranks;
   }
 
   interface DocConsumer {

@@ -36,6 +36,7 @@ final class PayloadBlocks {
   private final long firstDocs;
   private final long blockOffsets;
   private final long blockData;
+  private final int blockRule;
 
   private PayloadBlocks(
       String source,
@@ -46,8 +47,10 @@ final class PayloadBlocks {
       int width,
       long firstDocs,
       long blockOffsets,
-      long blockData) {
+      long blockData,
+      int blockRule) {
     this.source = source;
+    this.blockRule = blockRule;
     this.data = data;
     this.documents = documents;
     this.blockCount = blockCount;
@@ -79,7 +82,16 @@ final class PayloadBlocks {
     int k = (int) blocks;
     PayloadBlocks result =
         new PayloadBlocks(
-            source, data, documents, k, logical, width, firstDocs, blockOffsets, blockData);
+            source,
+            data,
+            documents,
+            k,
+            logical,
+            width,
+            firstDocs,
+            blockOffsets,
+            blockData,
+            data.get(INT, base + 12));
     int previousDoc = -1;
     long previousAt = 0;
     for (int b = 0; b <= k; b++) {
@@ -113,6 +125,14 @@ final class PayloadBlocks {
 
   int blockCount() {
     return blockCount;
+  }
+
+  /**
+   * The target size of the {@link PayloadBlockRule} that cut every block, or 0 when unknown (files
+   * written before that rule, merges that copied blocks).
+   */
+  int blockRule() {
+    return blockRule;
   }
 
   /** Total compressed bytes of the blocks. */
@@ -171,6 +191,12 @@ final class PayloadBlocks {
     byte[] result = new byte[length];
     System.arraycopy(cache.buffer, (int) (from - blockStart), result, 0, length);
     return result;
+  }
+
+  /** The block whose first document is {@code document}, or -1 when it starts none. */
+  int blockStartingAt(int document) {
+    int block = blockOf(document);
+    return blockFirstDocument(block) == document ? block : -1;
   }
 
   private int blockOf(int document) {
