@@ -14,10 +14,11 @@ import java.util.List;
  * The first query after a reopen against the steady state, on the production path: a searcher
  * replaces one partition (a fresh mapping of its file), builds the next composite from the current
  * one with {@link CompositeDatabase#withPartitions}, as {@code Generations} does, closes the
- * replaced partition and serves the next query of the cars mix on the new composite. Each round
- * replaces another partition and times that first query, then the same query {@value #STEADY} times
- * more on the same composite (the steady state). One thread, in process, after a warmup of the
- * whole mix on the first composite.
+ * replaced partition and serves the next query of the cars mix on the new composite ({@code
+ * inherit} false builds it with {@link CompositeDatabase#of} instead, deriving everything anew).
+ * Each round replaces another partition and times that first query, then the same query {@value
+ * #STEADY} times more on the same composite (the steady state). One thread, in process, after a
+ * warmup of the whole mix on the first composite.
  */
 final class CarsReopen {
   static final int STEADY = 5;
@@ -31,7 +32,7 @@ final class CarsReopen {
   private CarsReopen() {}
 
   static Figures measure(
-      Path directory, List<CarsQueries.Spec> specs, int rounds, long warmupMillis)
+      Path directory, List<CarsQueries.Spec> specs, int rounds, long warmupMillis, boolean inherit)
       throws IOException {
     Query[] queries = specs.stream().map(CarsQueries::ours).toArray(Query[]::new);
     List<Database> partitions = new ArrayList<>(CarsData.openPartitions(directory));
@@ -51,7 +52,10 @@ final class CarsReopen {
         Database fresh = Database.open(CarsData.partitionFile(directory, replaced));
         Database old = partitions.set(replaced, fresh);
         long t0 = System.nanoTime();
-        composite = composite.withPartitions(partitions);
+        composite =
+            inherit
+                ? composite.withPartitions(partitions)
+                : CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
         long t1 = System.nanoTime();
         old.close();
         int q = round % queries.length;

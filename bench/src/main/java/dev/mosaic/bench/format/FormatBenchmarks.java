@@ -151,12 +151,8 @@ public final class FormatBenchmarks implements Callable<Integer> {
                 mismatchesFew == 0 ? "" : " MISMATCHES=" + mismatchesFew));
       }
       if (reopenRounds > 0) {
-        CarsReopen.Figures r =
-            CarsReopen.measure(
-                CarsData.oursDirectory(),
-                CarsMixBenchmark.specs(kind),
-                reopenRounds,
-                1000L * warmupSeconds * warmupIterations);
+        CarsReopen.Figures r = reopen(true);
+        CarsReopen.Figures anew = reopen(false);
         results.add(
             String.format(
                 Locale.ROOT,
@@ -167,10 +163,14 @@ public final class FormatBenchmarks implements Callable<Integer> {
         results.add(
             String.format(
                 Locale.ROOT,
-                "INFO cars_reopen build_us=%.1f median_round_ratio=%.2f rounds=%d",
+                "INFO cars_reopen build_us=%.1f median_round_ratio=%.2f rounds=%d"
+                    + " without_inheritance: first_us=%.1f steady_us=%.1f ratio=%.2f",
                 r.buildMicros(),
                 r.medianRatio(),
-                reopenRounds));
+                reopenRounds,
+                anew.firstMicros(),
+                anew.steadyMicros(),
+                anew.firstMicros() / anew.steadyMicros()));
       }
       if (interleavedRounds > 0) {
         results.add(interleavedCars());
@@ -237,6 +237,15 @@ public final class FormatBenchmarks implements Callable<Integer> {
       return 1;
     }
     return 0;
+  }
+
+  private CarsReopen.Figures reopen(boolean inherit) throws IOException {
+    return CarsReopen.measure(
+        CarsData.oursDirectory(),
+        CarsMixBenchmark.specs(kind),
+        reopenRounds,
+        1000L * warmupSeconds * warmupIterations,
+        inherit);
   }
 
   private static double loadAverage() {

@@ -1030,7 +1030,7 @@ public final class DatabaseReader implements Database {
     for (int i = 0, j = 0; i < n; i++) {
       if (i != best) {
         Matches p = parts[i];
-        if (!canProbe(p)) {
+        if (!canProbe(p) || searchesCostMore(p, estimate)) {
           p = Matches.bits(materialize(p));
         }
         others[j++] = p;
@@ -1108,6 +1108,21 @@ public final class DatabaseReader implements Database {
       case Matches.SET -> m.field.docValues >= 0 || m.values.length <= PROBE_VALUES;
       default -> false;
     };
+  }
+
+  /**
+   * True when testing {@code drivers} documents against {@code m} by searching its values' posting
+   * lists (a search per value and document) would read more than setting the bits of its postings
+   * once: the membership of a few values without document→value, tested for many documents.
+   */
+  private boolean searchesCostMore(Matches m, long drivers) {
+    if ((m.kind != Matches.RANGE && m.kind != Matches.SET) || m.field.docValues >= 0) {
+      return false;
+    }
+    int values = m.kind == Matches.RANGE ? m.to - m.from : m.values.length;
+    long postings = estimate(m);
+    long searchSteps = 64 - Long.numberOfLeadingZeros(Math.max(1, postings / values));
+    return postings + words(documents) < drivers * values * searchSteps;
   }
 
   private static boolean containsAll(Matches[] others, int doc) {
