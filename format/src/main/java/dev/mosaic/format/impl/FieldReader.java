@@ -281,6 +281,39 @@ final class FieldReader {
     return -(lo + 1);
   }
 
+  /** Compares value {@code index} with a key, as unsigned bytes. */
+  int compareValue(int index, Key key) {
+    if (width == 8 && key.length() == 8) {
+      return Long.compareUnsigned(
+          data.get(BIG_LONG, valueData + ((long) index << 3)), key.words()[0]);
+    }
+    if (width > 0) {
+      return compareAt(data, valueData + (long) index * width, width, key);
+    }
+    long at = values + (long) offsetWidth * index;
+    long start = unsigned(at, offsetWidth);
+    int len = (int) (unsigned(at + offsetWidth, offsetWidth) - start);
+    return compareAt(data, valueData + start, len, key);
+  }
+
+  /**
+   * True when value {@code index} lies within the bounds (a null bound is open), as the ranks
+   * {@code [lowerBound(from), upperBound(to))} would say.
+   */
+  boolean valueWithin(int index, Key from, boolean fromInclusive, Key to, boolean toInclusive) {
+    if (from != null) {
+      int c = compareValue(index, from);
+      if (c < 0 || (c == 0 && !fromInclusive)) {
+        return false;
+      }
+    }
+    if (to != null) {
+      int c = compareValue(index, to);
+      return c < 0 || (c == 0 && toInclusive);
+    }
+    return true;
+  }
+
   /** First index whose value is {@code > key} (or {@code >= key} when inclusive). */
   int lowerBound(Key key, boolean inclusive) {
     int i = find(key);
