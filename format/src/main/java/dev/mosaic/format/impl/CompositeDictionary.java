@@ -48,7 +48,8 @@ final class CompositeDictionary {
   /** An inherited field is patched when at most 1/this of the positions changed, else rebuilt. */
   private static final int PATCH_LIMIT_DIVISOR = 8;
 
-  private static final Field UNAVAILABLE = new Field(null, null, null, null, null, null, null, 0);
+  private static final Field UNAVAILABLE =
+      new Field(null, null, null, null, null, null, null, null, 0);
 
   private final DatabaseReader[] readers;
   private final Field[] fields;
@@ -182,6 +183,7 @@ final class CompositeDictionary {
     int n = readers.length;
     int oldN = old.idsByPartition.length;
     long[] totals = old.totals.clone();
+    byte[][] values = old.values;
     int[][] partitions = old.partitions.clone();
     int[][] ranks = old.ranks.clone();
     int[][] idsByPartition = Arrays.copyOf(old.idsByPartition, n);
@@ -227,8 +229,13 @@ final class CompositeDictionary {
             partitions = Arrays.copyOf(partitions, grown);
             ranks = Arrays.copyOf(ranks, grown);
           }
+          if (values == old.values || id >= values.length) {
+            // copied before the first write: the old array belongs to the old dictionary
+            values = Arrays.copyOf(values, Math.max(16, (id + 1) * 2));
+          }
           partitions[id] = new int[0];
           ranks[id] = new int[0];
+          values[id] = value;
           estimate += PER_VALUE_OVERHEAD + value.length;
         }
         idOf[rank] = id;
@@ -295,6 +302,7 @@ final class CompositeDictionary {
                 : new ValueIds(old.ids.base, fresh);
     return new Field(
         ids,
+        values,
         Arrays.copyOf(totals, valueCount),
         Arrays.copyOf(partitions, valueCount),
         Arrays.copyOf(ranks, valueCount),
@@ -327,6 +335,7 @@ final class CompositeDictionary {
     private static final Field EMPTY =
         new Field(
             new ValueIds(Map.of(), Map.of()),
+            new byte[0][],
             new long[0],
             new int[0][],
             new int[0][],
@@ -336,6 +345,12 @@ final class CompositeDictionary {
             0);
 
     private final ValueIds ids;
+
+    /**
+     * Per value id: the value's bytes (do not modify; may be longer than the number of values;
+     * shared with the dictionaries derived from this one that add no value).
+     */
+    private final byte[][] values;
 
     /** Per value id: documents having the value, over all partitions. */
     final long[] totals;
@@ -362,6 +377,7 @@ final class CompositeDictionary {
 
     private Field(
         ValueIds ids,
+        byte[][] values,
         long[] totals,
         int[][] partitions,
         int[][] ranks,
@@ -370,6 +386,7 @@ final class CompositeDictionary {
         boolean[] single,
         long heapBytes) {
       this.ids = ids;
+      this.values = values;
       this.totals = totals;
       this.partitions = partitions;
       this.ranks = ranks;
@@ -384,6 +401,21 @@ final class CompositeDictionary {
       }
       this.singleValued = all;
       this.heapBytes = heapBytes;
+    }
+
+    /** Number of value ids. */
+    int valueCount() {
+      return totals.length;
+    }
+
+    /** The bytes of value {@code id} (do not modify). */
+    byte[] value(int id) {
+      return values[id];
+    }
+
+    /** Value index → value id in partition {@code partition} (do not modify). */
+    int[] idsOf(int partition) {
+      return idsByPartition[partition];
     }
 
     /** The value's id, or -1 when no partition has it. */

@@ -244,9 +244,10 @@ public final class CompositeReader implements CompositeDatabase {
     if (dictionary != null) {
       // only the partitions that can match, their leaves resolved without a per-partition search
       ensurePartitionsOpen();
+      aggregator.useDictionaries(dictionary);
       CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
       for (int i = walk.next(); i >= 0; i = walk.next()) {
-        aggregator.add(readers[i], walk.resolved);
+        aggregator.add(readers[i], walk.resolved, i);
       }
       return aggregator.result();
     }

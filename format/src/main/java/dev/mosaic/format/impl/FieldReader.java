@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * the value→documents postings (per-value sorted id lists or bit sets, with cumulative per-value
  * document counts) and the document→value index (bit-packed value ranks).
  *
- * <p>Thread safety: immutable; safe for concurrent use. Holds only offsets into the mapped memory.
+ * <p>Thread safety: safe for concurrent use. Holds offsets into the mapped memory and, once asked,
+ * a derived document→value array ({@link #derivedValueIndexes()}).
  */
 final class FieldReader {
   final MemorySegment data;
@@ -493,6 +494,38 @@ final class FieldReader {
   }
 
   // ----- document -> value ---------------------------------------------------------------------
+
+  /** See {@link #derivedValueIndexes()}; null until first asked. */
+  private volatile short[] derived;
+
+  /**
+   * For a single-valued filterable field of at most {@value Short#MAX_VALUE} values: each
+   * document's value index (-1 when it has none), derived from the postings the first time it is
+   * asked and kept as long as this reader (two bytes per document on the heap), so that facets over
+   * few matching documents walk the documents rather than every value's postings. Null for other
+   * fields. Thread safe: two threads may both derive it; either result is the same.
+   */
+  short[] derivedValueIndexes() {
+    short[] d = derived;
+    if (d != null || postings < 0 || !singleValued || valueCount > Short.MAX_VALUE) {
+      return d;
+    }
+    d = new short[documents];
+    java.util.Arrays.fill(d, (short) -1);
+    int[] ids = new int[0];
+    for (int v = 0; v < valueCount; v++) {
+      int count = count(v);
+      if (ids.length < count) {
+        ids = new int[Math.max(count, ids.length * 2)];
+      }
+      int n = collect(v, null, ids);
+      for (int i = 0; i < n; i++) {
+        d[ids[i]] = (short) v;
+      }
+    }
+    derived = d;
+    return d;
+  }
 
   /** The value index of a sortable field in a document. */
   int valueIndex(int doc) {
