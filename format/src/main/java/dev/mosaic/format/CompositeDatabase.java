@@ -48,6 +48,17 @@ public interface CompositeDatabase extends Searchable {
    */
   void execute(Query query, DocumentProcessor processor, java.util.concurrent.Executor executor);
 
+  /**
+   * The composite of the next generation: the same schema over {@code partitions}, reusing what
+   * this composite derived from the partitions both share at the same position (the same {@link
+   * Database} objects), so that replacing a few partitions costs the next composite's first queries
+   * only the work for those. Use it instead of {@link #of} when partitions are replaced one at a
+   * time (a searcher's reopen). This composite stays usable; the two share only immutable state.
+   *
+   * @throws IllegalArgumentException naming the first partition whose schema differs
+   */
+  CompositeDatabase withPartitions(List<? extends Database> partitions);
+
   /** The partitions, in the order given. */
   List<Database> partitions();
 }

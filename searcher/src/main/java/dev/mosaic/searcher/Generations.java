@@ -509,9 +509,12 @@ public final class Generations implements Closeable {
     if (next.isEmpty()) {
       return cur == null ? -1 : cur.id();
     }
+    List<Database> databases = next.values().stream().map(MappedPartition::database).toList();
+    // the successor reuses the dictionaries derived from the unchanged partitions
     CompositeDatabase composite =
-        CompositeDatabase.of(
-            schema, next.values().stream().map(MappedPartition::database).toList());
+        cur != null && cur.database().schema().equals(schema)
+            ? cur.database().withPartitions(databases)
+            : CompositeDatabase.of(schema, databases);
     Generation g = new Generation(nextGenerationId++, composite, next, clock.instant(), this);
     for (MappedPartition m : next.values()) {
       m.incGenerations();

@@ -47,6 +47,15 @@ final class CarsData {
   static final String PARTITIONS_PROPERTY = "mosaic.bench.partitions";
 
   static final int PARTITIONS = Integer.getInteger(PARTITIONS_PROPERTY, 1024);
+
+  /**
+   * The offers are generated into this many files (routed by {@link OfferPartitioning}); a layout
+   * of fewer partitions (a divisor of it) takes every file {@code f} with {@code f % partitions ==
+   * p} into partition {@code p}, which is where {@link OfferPartitioning} routes those offers at
+   * that count. So every layout holds the same documents and the queries are the same.
+   */
+  static final int OFFER_FILES = 1024;
+
   static final long SEED = 1;
 
   /** Bump when the generator's output changes, to invalidate cached offers. */
@@ -73,7 +82,11 @@ final class CarsData {
   }
 
   private static String offersKey() {
-    return DOCUMENTS + "x" + PARTITIONS + "-s" + SEED + "-" + GENERATOR_VERSION;
+    return DOCUMENTS + "x" + OFFER_FILES + "-s" + SEED + "-" + GENERATOR_VERSION;
+  }
+
+  private static String layoutKey(int partitions) {
+    return DOCUMENTS + "x" + partitions + "-s" + SEED + "-" + GENERATOR_VERSION;
   }
 
   /** Per-partition files of length-delimited {@link CarOffer}s, generated when missing. */
@@ -82,16 +95,16 @@ final class CarsData {
         carsRoot().resolve("offers-" + offersKey()),
         tmp -> {
           CarOfferGenerator generator = CarOfferGenerator.builder().seed(SEED).build();
-          OutputStream[] out = new OutputStream[PARTITIONS];
+          OutputStream[] out = new OutputStream[OFFER_FILES];
           try {
-            for (int p = 0; p < PARTITIONS; p++) {
+            for (int p = 0; p < OFFER_FILES; p++) {
               out[p] = new BufferedOutputStream(Files.newOutputStream(offersFile(tmp, p)), 16_384);
             }
             Progress progress = Progress.start("cars offers", DOCUMENTS, "offers");
             for (int i = 0; i < DOCUMENTS; i++) {
               CarOffer car = generator.next();
               car.writeDelimitedTo(
-                  out[OfferPartitioning.partitionOf(car.getDedupKey(), PARTITIONS)]);
+                  out[OfferPartitioning.partitionOf(car.getDedupKey(), OFFER_FILES)]);
               progress.advance();
             }
             progress.done();
@@ -124,12 +137,31 @@ final class CarsData {
   /** What building our partitions took and gave. */
   record BuildStats(long documents, long buildNanos, long fileBytes, long payloadBytes) {}
 
-  /** Our partition files, built when missing. */
+  /** The offers of one partition of a layout of {@code partitions}, in offer-file order. */
+  static List<CarOffer> readOffers(Path offersDirectory, int partition, int partitions)
+      throws IOException {
+    if (partitions < 1 || OFFER_FILES % partitions != 0) {
+      throw new IllegalArgumentException(
+          "partitions must divide " + OFFER_FILES + ", got " + partitions);
+    }
+    List<CarOffer> offers = new ArrayList<>();
+    for (int f = partition; f < OFFER_FILES; f += partitions) {
+      offers.addAll(readOffers(offersDirectory, f));
+    }
+    return offers;
+  }
+
+  /** Our partition files in the layout of {@link #PARTITIONS}, built when missing. */
   static Path oursDirectory() throws IOException {
+    return oursDirectory(PARTITIONS);
+  }
+
+  /** Our partition files in a layout of {@code partitions}, built when missing. */
+  static Path oursDirectory(int partitions) throws IOException {
     Path offers = offersDirectory();
     return BenchDataRoot.cached(
-        carsRoot().resolve("ours-" + FormatEngineFingerprint.get() + "-" + offersKey()),
-        tmp -> buildOurs(offers, tmp));
+        carsRoot().resolve("ours-" + FormatEngineFingerprint.get() + "-" + layoutKey(partitions)),
+        tmp -> buildOurs(offers, tmp, partitions));
   }
 
   static Path partitionFile(Path directory, int partition) {
@@ -140,14 +172,15 @@ final class CarsData {
    * Builds every partition into {@code target}. Only {@link DatabaseBuilder#add} and {@link
    * DatabaseBuilder#writeTo(Path)} are timed: reading offers and mapping them to documents are not.
    */
-  static BuildStats buildOurs(Path offersDirectory, Path target) throws IOException {
+  static BuildStats buildOurs(Path offersDirectory, Path target, int partitions)
+      throws IOException {
     long documents = 0;
     long nanos = 0;
     long fileBytes = 0;
     long payloadBytes = 0;
-    Progress progress = Progress.start("cars ours", PARTITIONS, "partitions");
-    for (int p = 0; p < PARTITIONS; p++) {
-      List<CarOffer> offers = readOffers(offersDirectory, p);
+    Progress progress = Progress.start("cars ours", partitions, "partitions");
+    for (int p = 0; p < partitions; p++) {
+      List<CarOffer> offers = readOffers(offersDirectory, p, partitions);
       List<Document> docs = new ArrayList<>(offers.size());
       for (CarOffer car : offers) {
         Document d = CarOffers.toDocument(car);
@@ -172,9 +205,14 @@ final class CarsData {
 
   /** Opens every partition of a directory (each with its own mapping) . */
   static List<Database> openPartitions(Path directory) throws IOException {
-    List<Database> partitions = new ArrayList<>(PARTITIONS);
+    return openPartitions(directory, PARTITIONS);
+  }
+
+  /** Opens the {@code count} partitions of a directory (each with its own mapping). */
+  static List<Database> openPartitions(Path directory, int count) throws IOException {
+    List<Database> partitions = new ArrayList<>(count);
     try {
-      for (int p = 0; p < PARTITIONS; p++) {
+      for (int p = 0; p < count; p++) {
         partitions.add(Database.open(partitionFile(directory, p)));
       }
     } catch (IOException | RuntimeException e) {
@@ -203,8 +241,8 @@ final class CarsData {
                       new IndexWriterConfig()
                           .setOpenMode(IndexWriterConfig.OpenMode.CREATE)
                           .setRAMBufferSizeMB(256))) {
-            Progress progress = Progress.start("cars lucene", PARTITIONS, "partitions");
-            for (int p = 0; p < PARTITIONS; p++) {
+            Progress progress = Progress.start("cars lucene", OFFER_FILES, "offer files");
+            for (int p = 0; p < OFFER_FILES; p++) {
               for (CarOffer car : readOffers(offers, p)) {
                 writer.addDocument(FACETS.build(luceneDocument(car)));
               }

@@ -17,6 +17,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -139,7 +140,7 @@ final class CarsQueries {
   private static CarOffer sample(
       Path offersDirectory, Map<Integer, List<CarOffer>> cache, SplittableRandom random)
       throws IOException {
-    int p = random.nextInt(CarsData.PARTITIONS);
+    int p = random.nextInt(CarsData.OFFER_FILES);
     List<CarOffer> offers = cache.get(p);
     if (offers == null) {
       offers = CarsData.readOffers(offersDirectory, p);
@@ -270,7 +271,11 @@ final class CarsQueries {
   // ---- agreement check
 
   /**
-   * Compares both engines on a spec: counts of the condition, and the sort keys of the page.
+   * Compares both engines on a spec: the counts of the condition, the sort keys of the page, and
+   * the documents themselves (their payload bytes, which hold the offer id) wherever the sort keys
+   * determine them: every group of equal sort keys whose extent is known on both sides (an untied
+   * position is a group of one) must hold the same documents. To see the extent of the groups at
+   * the page's edges, both sides fetch one hit before the page (when it skips) and one after.
    * Returns null when they agree, else a description of the difference.
    */
   static String disagreement(CompositeDatabase ours, IndexSearcher lucene, Spec s)
@@ -285,26 +290,85 @@ final class CarsQueries {
     if (lq.sort() == null) {
       return null;
     }
-    List<List<Long>> oursKeys = new ArrayList<>();
+    int start = Math.max(0, lq.skip() - 1);
+    int want = lq.skip() + PAGE + 1 - start;
+    List<Hit> oursHits = new ArrayList<>();
     ours.execute(
-        q,
+        q.skip(start).limit(want),
         (doc, partition) -> {
-          oursKeys.add(sortKeys(partition, doc, q.orders()));
+          oursHits.add(new Hit(sortKeys(partition, doc, q.orders()), partition.payloadBytes(doc)));
           return true;
         });
-    List<List<Long>> luceneKeys = new ArrayList<>();
-    ScoreDoc[] hits = lucene.search(lq.query(), lq.skip() + PAGE, lq.sort()).scoreDocs;
-    for (int i = lq.skip(); i < hits.length; i++) {
+    List<Hit> luceneHits = new ArrayList<>();
+    ScoreDoc[] hits = lucene.search(lq.query(), start + want, lq.sort()).scoreDocs;
+    StoredFields stored = lucene.storedFields();
+    for (int i = start; i < hits.length; i++) {
       List<Long> keys = new ArrayList<>();
       for (Object v : ((FieldDoc) hits[i]).fields) {
         keys.add(((Number) v).longValue());
       }
-      luceneKeys.add(keys);
+      luceneHits.add(
+          new Hit(
+              keys, stored.document(hits[i].doc).getBinaryValue(CarsData.PAYLOAD).bytes.clone()));
     }
+    List<List<Long>> oursKeys = oursHits.stream().map(Hit::keys).toList();
+    List<List<Long>> luceneKeys = luceneHits.stream().map(Hit::keys).toList();
     if (!oursKeys.equals(luceneKeys)) {
-      return s + ": page sort keys ours=" + oursKeys + " lucene=" + luceneKeys;
+      return s + ": sort keys ours=" + oursKeys + " lucene=" + luceneKeys;
+    }
+    int n = oursHits.size();
+    for (int a = 0; a < n; ) {
+      int b = a;
+      while (b + 1 < n && oursKeys.get(b + 1).equals(oursKeys.get(a))) {
+        b++;
+      }
+      boolean known = (a > 0 || start == 0) && (b < n - 1 || n < want);
+      if (known && !samePayloads(oursHits.subList(a, b + 1), luceneHits.subList(a, b + 1))) {
+        return s
+            + ": documents at "
+            + (start + a)
+            + ".."
+            + (start + b)
+            + " ours="
+            + offerIds(oursHits.subList(a, b + 1))
+            + " lucene="
+            + offerIds(luceneHits.subList(a, b + 1));
+      }
+      a = b + 1;
     }
     return null;
+  }
+
+  /** One hit of a listing: its sort keys and its payload bytes. */
+  private record Hit(List<Long> keys, byte[] payload) {}
+
+  /** True when both groups hold the same payloads, byte for byte, in any order. */
+  private static boolean samePayloads(List<Hit> a, List<Hit> b) {
+    List<byte[]> x = new ArrayList<>(a.stream().map(Hit::payload).toList());
+    List<byte[]> y = new ArrayList<>(b.stream().map(Hit::payload).toList());
+    x.sort(Arrays::compare);
+    y.sort(Arrays::compare);
+    for (int i = 0; i < x.size(); i++) {
+      if (!Arrays.equals(x.get(i), y.get(i))) {
+        return false;
+      }
+    }
+    return x.size() == y.size();
+  }
+
+  /** The offer ids of the hits' payloads, sorted (a group of equal keys has no inner order). */
+  private static List<String> offerIds(List<Hit> hits) {
+    List<String> ids = new ArrayList<>(hits.size());
+    for (Hit h : hits) {
+      try {
+        CarOffer o = CarOffer.parseFrom(h.payload());
+        ids.add(o.getPartnerId() + "/" + o.getOfferId());
+      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+        ids.add("unparseable payload of " + h.payload().length + " bytes");
+      }
+    }
+    ids.sort(null);
+    return ids;
   }
 
   private static List<Long> sortKeys(Database partition, int doc, List<Order> orders) {

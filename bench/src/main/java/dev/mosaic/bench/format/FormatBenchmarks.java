@@ -74,6 +74,19 @@ public final class FormatBenchmarks implements Callable<Integer> {
   @Option(names = "--kind", defaultValue = "mix", description = "cars query kind (default mix)")
   String kind;
 
+  @Option(
+      names = "--compare-partitions",
+      defaultValue = "64",
+      description =
+          "the same documents in this many partitions, for cars_mix_64 (0 to skip; divides 1024)")
+  int comparePartitions;
+
+  @Option(
+      names = "--reopen-rounds",
+      defaultValue = "256",
+      description = "partitions replaced one at a time for cars_reopen (0 to skip)")
+  int reopenRounds;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new FormatBenchmarks()).execute(args));
   }
@@ -82,10 +95,11 @@ public final class FormatBenchmarks implements Callable<Integer> {
   public Integer call() throws Exception {
     System.setProperty(CarsData.PARTITIONS_PROPERTY, Integer.toString(partitions));
     List<String> results = new ArrayList<>();
+    int disagreements = 0;
     double loadAtStart = loadAverage();
     if (only.contains("table1")) {
       LOG.info("table 1 data: {} and {}", Table1Data.oursFile(), Table1Data.luceneDirectory());
-      Collection<RunResult> run = jmh(Table1CountBenchmark.class, null);
+      Collection<RunResult> run = jmh(Table1CountBenchmark.class, null, partitions);
       double ours = score(run, "ours") / 1000;
       double lucene = score(run, "lucene") / 1000;
       results.add(
@@ -98,8 +112,9 @@ public final class FormatBenchmarks implements Callable<Integer> {
     }
     if (only.contains("cars")) {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
-      int mismatches = checkAgreement();
-      Collection<RunResult> run = jmh(CarsMixBenchmark.class, kind);
+      int mismatches = checkAgreement(partitions);
+      disagreements += mismatches;
+      Collection<RunResult> run = jmh(CarsMixBenchmark.class, kind, partitions);
       double ours = score(run, "ours");
       double lucene = score(run, "lucene");
       results.add(
@@ -112,6 +127,51 @@ public final class FormatBenchmarks implements Callable<Integer> {
               (kind.equals("mix") ? "" : " kind=" + kind)
                   + (partitions == 1024 ? "" : " partitions=" + partitions)
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+      if (comparePartitions > 0) {
+        LOG.info(
+            "cars data in {} partitions: {}",
+            comparePartitions,
+            CarsData.oursDirectory(comparePartitions));
+        int mismatchesFew = checkAgreement(comparePartitions);
+        disagreements += mismatchesFew;
+        double few =
+            score(
+                jmh(CarsMixBenchmark.class.getName() + "\\.ours$", kind, comparePartitions),
+                "ours");
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "RESULT cars_mix_%d ours_ops_%d=%.1f ours_ops_%d=%.1f ratio=%.2f%s",
+                comparePartitions,
+                partitions,
+                ours,
+                comparePartitions,
+                few,
+                ours / few,
+                mismatchesFew == 0 ? "" : " MISMATCHES=" + mismatchesFew));
+      }
+      if (reopenRounds > 0) {
+        CarsReopen.Figures r = reopen(true);
+        CarsReopen.Figures anew = reopen(false);
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "RESULT cars_reopen first_us=%.1f steady_us=%.1f ratio=%.2f",
+                r.firstMicros(),
+                r.steadyMicros(),
+                r.firstMicros() / r.steadyMicros()));
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "INFO cars_reopen build_us=%.1f median_round_ratio=%.2f rounds=%d"
+                    + " without_inheritance: first_us=%.1f steady_us=%.1f ratio=%.2f",
+                r.buildMicros(),
+                r.medianRatio(),
+                reopenRounds,
+                anew.firstMicros(),
+                anew.steadyMicros(),
+                anew.firstMicros() / anew.steadyMicros()));
+      }
       if (interleavedRounds > 0) {
         results.add(interleavedCars());
       }
@@ -119,7 +179,8 @@ public final class FormatBenchmarks implements Callable<Integer> {
     if (only.contains("facets")) {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
       int mismatches = checkFacetsAgreement();
-      Collection<RunResult> run = jmh(CarsFacetsBenchmark.class, null);
+      disagreements += mismatches;
+      Collection<RunResult> run = jmh(CarsFacetsBenchmark.class, null, partitions);
       double ours = score(run, "ours");
       double lucene = score(run, "lucene");
       results.add(
@@ -168,17 +229,39 @@ public final class FormatBenchmarks implements Callable<Integer> {
             loadAverage()));
     System.out.println();
     results.forEach(System.out::println);
+    if (disagreements > 0) {
+      System.out.println(
+          "FAILED: ours and Lucene disagree on "
+              + disagreements
+              + " queries or sidebars (the first ones are logged above)");
+      return 1;
+    }
     return 0;
+  }
+
+  private CarsReopen.Figures reopen(boolean inherit) throws IOException {
+    return CarsReopen.measure(
+        CarsData.oursDirectory(),
+        CarsMixBenchmark.specs(kind),
+        reopenRounds,
+        1000L * warmupSeconds * warmupIterations,
+        inherit);
   }
 
   private static double loadAverage() {
     return java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
   }
 
-  private Collection<RunResult> jmh(Class<?> benchmark, String kindParam) throws RunnerException {
+  private Collection<RunResult> jmh(Class<?> benchmark, String kindParam, int partitionCount)
+      throws RunnerException {
+    return jmh(benchmark.getName() + "\\.", kindParam, partitionCount);
+  }
+
+  private Collection<RunResult> jmh(String include, String kindParam, int partitionCount)
+      throws RunnerException {
     ChainedOptionsBuilder options =
         new OptionsBuilder()
-            .include(benchmark.getName() + "\\.")
+            .include(include)
             .forks(1)
             .warmupIterations(warmupIterations)
             .warmupTime(TimeValue.seconds(warmupSeconds))
@@ -187,7 +270,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
             .threads(1)
             .jvmArgsAppend(
                 "-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get(),
-                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitions);
+                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitionCount);
     if (kindParam != null) {
       options.param("kind", kindParam);
     }
@@ -289,6 +372,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
     return countDisagreements(
         "cars sidebars",
         CarsFacetsBenchmark.regions(),
+        partitions,
         reader -> {
           var state = CarsFacetsBenchmark.facetState(reader);
           return (ours, lucene, region) ->
@@ -296,10 +380,16 @@ public final class FormatBenchmarks implements Callable<Integer> {
         });
   }
 
-  /** Runs every cars query on both engines and compares counts and page sort keys. */
-  private int checkAgreement() throws IOException {
+  /**
+   * Runs every cars query on both engines (ours in a layout of {@code partitionCount}) and compares
+   * counts, page sort keys and the documents where the keys determine them.
+   */
+  private int checkAgreement(int partitionCount) throws IOException {
     return countDisagreements(
-        "cars queries", CarsMixBenchmark.specs(kind), reader -> CarsQueries::disagreement);
+        "cars queries",
+        CarsMixBenchmark.specs(kind),
+        partitionCount,
+        reader -> CarsQueries::disagreement);
   }
 
   /** How one item (a query, a sidebar) is compared: a description of the difference, or null. */
@@ -314,8 +404,10 @@ public final class FormatBenchmarks implements Callable<Integer> {
 
   /** Compares every item on our cars partitions and the Lucene index; returns how many differ. */
   private static <T> int countDisagreements(
-      String what, List<T> items, ComparisonFactory<T> factory) throws IOException {
-    List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+      String what, List<T> items, int partitionCount, ComparisonFactory<T> factory)
+      throws IOException {
+    List<Database> partitions =
+        CarsData.openPartitions(CarsData.oursDirectory(partitionCount), partitionCount);
     int mismatches = 0;
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
@@ -331,7 +423,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
     } finally {
       partitions.forEach(Database::close);
     }
-    LOG.info("{} {} checked against Lucene, {} disagree", items.size(), what, mismatches);
+    LOG.info(
+        "{} {} checked against Lucene ({} partitions), {} disagree",
+        items.size(),
+        what,
+        partitionCount,
+        mismatches);
     return mismatches;
   }
 }

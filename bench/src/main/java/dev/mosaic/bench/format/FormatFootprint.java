@@ -42,7 +42,7 @@ final class FormatFootprint {
     Path scratch = CarsData.carsRoot().resolve("scratch-build");
     BenchDataRoot.deleteRecursively(scratch);
     Files.createDirectories(scratch);
-    CarsData.BuildStats build = CarsData.buildOurs(offers, scratch);
+    CarsData.BuildStats build = CarsData.buildOurs(offers, scratch, CarsData.PARTITIONS);
     boolean same = true;
     for (int p = 0; p < CarsData.PARTITIONS && same; p++) {
       same =

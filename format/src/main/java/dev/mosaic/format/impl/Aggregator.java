@@ -54,6 +54,18 @@ final class Aggregator {
   private long count;
   private int[] scratch = new int[0];
 
+  /**
+   * Per TOP/ALL facet: the composite dictionary of its field when one is used (null otherwise), and
+   * the counts by the dictionary's value ids. With it, a partition's counts go to their values
+   * through the partition's value index → id array, with no comparison of value bytes.
+   */
+  private final CompositeDictionary.Field[] facetDictionaries;
+
+  private final long[][] idCounts;
+
+  /** The composite's index of the partition being added (for {@link #facetDictionaries}). */
+  private int partition = -1;
+
   /** How many (partition, facet) pairs each way counted, by {@link Way} ordinal; for tests. */
   private final int[] ways = new int[Way.values().length];
 
@@ -65,6 +77,11 @@ final class Aggregator {
     DOCUMENT_WALK,
     /** Value→documents, each value's postings intersected with the filter. */
     VALUE_WALK,
+    /**
+     * Matching documents through the document→value array derived from the postings of a
+     * single-valued field that stores none ({@link FieldReader#derivedValueIndexes()}).
+     */
+    DERIVED_WALK,
     /** The given values only, each found in the value set (VALUES facets). */
     GIVEN_VALUES
   }
@@ -79,6 +96,8 @@ final class Aggregator {
     facetKeys = new Key[nf][];
     facetValueCounts = new long[nf][];
     facetTables = new FacetTable[nf];
+    facetDictionaries = new CompositeDictionary.Field[nf];
+    idCounts = new long[nf][];
     for (int i = 0; i < nf; i++) {
       Facet f = this.facets.get(i);
       int index = Plan.indexOf(schema, f.field());
@@ -149,6 +168,28 @@ final class Aggregator {
   }
 
   /**
+   * Counts the TOP/ALL facets through the composite's value dictionaries (those it has); then every
+   * partition must be added with {@link #add(DatabaseReader, int[], int)}.
+   */
+  void useDictionaries(CompositeDictionary dictionary) {
+    for (int i = 0; i < facetFields.length; i++) {
+      if (facetTables[i] != null) {
+        CompositeDictionary.Field d = dictionary.field(facetFields[i]);
+        if (d != null) {
+          facetDictionaries[i] = d;
+          idCounts[i] = new long[d.valueCount()];
+        }
+      }
+    }
+  }
+
+  /** {@link #add(DatabaseReader, int[])} of the composite's partition {@code partition}. */
+  void add(DatabaseReader db, int[] resolved, int partition) {
+    this.partition = partition;
+    add(db, resolved);
+  }
+
+  /**
    * Adds one partition whose condition leaves are already resolved to ranks (by a composite
    * dictionary walk over {@link #condition()}); {@code null} resolves them in the partition.
    */
@@ -201,6 +242,19 @@ final class Aggregator {
         counts[v] = end - start;
         start = end;
       }
+    } else if (f.docValues < 0 && prefersDerivedWalk(f, filter, matches)) {
+      ways[Way.DERIVED_WALK.ordinal()]++;
+      short[] valueOf = f.derivedValueIndexes();
+      for (int w = 0; w < filter.length; w++) {
+        long word = filter[w];
+        while (word != 0) {
+          int v = valueOf[(w << 6) + Long.numberOfTrailingZeros(word)];
+          word &= word - 1;
+          if (v >= 0) {
+            counts[v]++;
+          }
+        }
+      }
     } else if (prefersDocumentWalk(f, filter, matches)) {
       ways[Way.DOCUMENT_WALK.ordinal()]++;
       for (int w = 0; w < filter.length; w++) {
@@ -215,7 +269,20 @@ final class Aggregator {
       ways[Way.VALUE_WALK.ordinal()]++;
       valueWalk(f, filter, matches, counts);
     }
-    facetTables[i].addPartition(f, counts);
+    CompositeDictionary.Field d = facetDictionaries[i];
+    if (d == null) {
+      facetTables[i].addPartition(f, counts);
+      return;
+    }
+    int[] idOf = d.idsOf(partition);
+    long[] byId = idCounts[i];
+    for (int v = 0; v < values; v++) {
+      int c = counts[v];
+      if (c != 0) {
+        counts[v] = 0;
+        byId[idOf[v]] += c;
+      }
+    }
   }
 
   /**
@@ -225,6 +292,20 @@ final class Aggregator {
    */
   static boolean prefersDocumentWalk(FieldReader f, long[] filter, long matches) {
     if (f.docValues < 0) {
+      return false;
+    }
+    long valueWalk =
+        Math.min((long) f.countRange(0, f.valueCount), (long) f.valueCount * filter.length);
+    return matches < valueWalk;
+  }
+
+  /**
+   * {@link #prefersDocumentWalk} for a field without document→value: true when it is single-valued
+   * (so {@link FieldReader#derivedValueIndexes()} can stand in for it) and the matching documents
+   * are fewer than the postings a value walk would read.
+   */
+  static boolean prefersDerivedWalk(FieldReader f, long[] filter, long matches) {
+    if (f.postings < 0 || !f.singleValued || f.valueCount > Short.MAX_VALUE) {
       return false;
     }
     long valueWalk =
@@ -450,6 +531,12 @@ final class Aggregator {
         }
       } else {
         FacetTable t = facetTables[i];
+        if (idCounts[i] != null) {
+          long[] byId = idCounts[i];
+          for (int id = 0; id < byId.length; id++) {
+            t.add(facetDictionaries[i].value(id), byId[id]);
+          }
+        }
         Integer[] order = new Integer[t.size];
         for (int k = 0; k < order.length; k++) {
           order[k] = k;
@@ -548,7 +635,8 @@ final class Aggregator {
 
     void add(byte[] bytes, long count) {
       if (count > 0) {
-        counts[slot(bytes)] += count;
+        int slot = slot(bytes); // may grow the arrays: before reading the counts field
+        counts[slot] += count;
       }
     }
 

@@ -2,10 +2,9 @@ package dev.mosaic.format.impl;
 
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
+import java.util.Map;
 
 /**
  * Composite-level dictionaries of filterable fields: for every distinct value of a field over all
@@ -20,6 +19,13 @@ import java.util.List;
  * separate mapping per partition), and skips outright the partitions that cannot match: those
  * lacking the value of an {@code eq} that the condition requires.
  *
+ * <p>Surviving a reopen: a dictionary {@linkplain #successor made for the next composite} inherits
+ * every field dictionary of this one (built, or itself inherited and not yet used) with the set of
+ * partition positions that changed since it was built. The first use of the field in the successor
+ * patches it: only the values of the changed partitions are looked up and only the lists of those
+ * values are rewritten, so a reopen that replaced one partition pays for that partition alone. When
+ * more than {@link #PATCH_LIMIT_DIVISOR 1/8} of the positions changed, the field is built anew.
+ *
  * <p>Thread safety: safe for concurrent use; building a field's dictionary is synchronized, a built
  * dictionary is immutable and published through a final-field object.
  */
@@ -30,23 +36,76 @@ final class CompositeDictionary {
   /** Estimated heap bytes of a distinct value beyond its bytes (map entry, boxes, arrays). */
   private static final int PER_VALUE_OVERHEAD = 160;
 
+  /** Heap bytes of one (partition, value) entry: partition, rank, id and count. */
+  private static final int PER_ENTRY_BYTES = 16;
+
   /**
    * Above this many (partition, value) entries, a field with more than one distinct value per two
    * documents is taken for an id and gets no dictionary.
    */
   private static final long HIGH_CARDINALITY_ENTRIES = 1 << 16;
 
-  private static final Field UNAVAILABLE = new Field(null, null, null, null, false, 0);
+  /** An inherited field is patched when at most 1/this of the positions changed, else rebuilt. */
+  private static final int PATCH_LIMIT_DIVISOR = 8;
+
+  private static final Field UNAVAILABLE =
+      new Field(null, null, null, null, null, null, null, null, 0);
 
   private final DatabaseReader[] readers;
   private final Field[] fields;
+
+  /** Per field: a predecessor's dictionary not yet patched for these partitions, or null. */
+  private final Inherited[] inherited;
+
   private long budgetLeft;
+
+  /** Fields derived by patching an inherited dictionary (for tests). */
+  private int patched;
 
   /** {@code readers}: every partition, none null. */
   CompositeDictionary(DatabaseReader[] readers, int fieldCount, long budgetBytes) {
+    this(readers, new Inherited[fieldCount], budgetBytes);
+  }
+
+  private CompositeDictionary(DatabaseReader[] readers, Inherited[] inherited, long budgetBytes) {
     this.readers = readers;
-    this.fields = new Field[fieldCount];
+    this.fields = new Field[inherited.length];
+    this.inherited = inherited;
     this.budgetLeft = budgetBytes;
+  }
+
+  /**
+   * The dictionary of a composite over {@code next} (none null) that inherits this one's field
+   * dictionaries: a position keeps its entries when {@code next} holds the very same reader there.
+   * Costs one identity comparison per partition; the patching happens on a field's first use.
+   */
+  synchronized CompositeDictionary successor(DatabaseReader[] next, long budgetBytes) {
+    java.util.BitSet changed = new java.util.BitSet();
+    for (int i = 0; i < Math.max(readers.length, next.length); i++) {
+      if (i >= readers.length || i >= next.length || readers[i] != next[i]) {
+        changed.set(i);
+      }
+    }
+    Inherited[] passed = new Inherited[fields.length];
+    for (int f = 0; f < fields.length; f++) {
+      Field built = fields[f];
+      if (built != null && built != UNAVAILABLE) {
+        passed[f] = new Inherited(built, changed);
+      } else if (built == null && inherited[f] != null) {
+        java.util.BitSet both = (java.util.BitSet) inherited[f].changed.clone();
+        both.or(changed);
+        passed[f] = new Inherited(inherited[f].field, both);
+      }
+    }
+    return new CompositeDictionary(next, passed, budgetBytes);
+  }
+
+  /** A predecessor's field dictionary and the positions changed since it was built. */
+  private record Inherited(Field field, java.util.BitSet changed) {}
+
+  /** How many field dictionaries were derived by patching a predecessor's. */
+  synchronized int patchedFields() {
+    return patched;
   }
 
   /** Heap bytes held by the dictionaries built so far (an estimate). */
@@ -74,7 +133,18 @@ final class CompositeDictionary {
     if (f != null) {
       return f;
     }
-    f = tryBuild(index);
+    Inherited from = inherited[index];
+    inherited[index] = null;
+    f = null;
+    if (from != null
+        && (long) from.changed.cardinality() * PATCH_LIMIT_DIVISOR <= readers.length
+        && from.field.heapBytes <= budgetLeft) {
+      f = patch(index, from.field, from.changed);
+      patched += f == null ? 0 : 1;
+    }
+    if (f == null) {
+      f = tryBuild(index);
+    }
     if (f == null) {
       f = UNAVAILABLE;
     } else {
@@ -90,7 +160,7 @@ final class CompositeDictionary {
       r.ensureOpen();
       entries += r.field(index).valueCount;
     }
-    long estimate = entries * 8;
+    long estimate = entries * PER_ENTRY_BYTES;
     long documents = 0;
     for (DatabaseReader r : readers) {
       documents += r.documents();
@@ -98,56 +168,189 @@ final class CompositeDictionary {
     if (estimate > budgetLeft || (entries > HIGH_CARDINALITY_ENTRIES && entries > documents / 2)) {
       return null; // over budget, or about one value per document (an id): not worth it
     }
-    HashMap<ByteBuffer, Integer> ids = new HashMap<>();
-    List<byte[]> values = new ArrayList<>();
-    List<IntArrayList> partitions = new ArrayList<>();
-    List<IntArrayList> ranks = new ArrayList<>();
-    long[] totals = new long[16];
-    boolean singleValued = true;
-    for (int p = 0; p < readers.length; p++) {
-      FieldReader f = readers[p].field(index);
-      singleValued &= f.singleValued;
+    java.util.BitSet all = new java.util.BitSet(readers.length);
+    all.set(0, readers.length);
+    return patch(index, Field.EMPTY, all);
+  }
+
+  /**
+   * {@code old} (built over other partitions) made true for this composite's: the entries of the
+   * positions in {@code changed} are dropped and those of this composite's partitions at these
+   * positions added; every other value's lists are shared with {@code old}. Null when the result
+   * does not fit the budget.
+   */
+  private Field patch(int index, Field old, java.util.BitSet changed) {
+    int n = readers.length;
+    int oldN = old.idsByPartition.length;
+    long[] totals = old.totals.clone();
+    byte[][] values = old.values;
+    int[][] partitions = old.partitions.clone();
+    int[][] ranks = old.ranks.clone();
+    int[][] idsByPartition = Arrays.copyOf(old.idsByPartition, n);
+    int[][] countsByPartition = Arrays.copyOf(old.countsByPartition, n);
+    boolean[] single = Arrays.copyOf(old.single, n);
+    long estimate = old.heapBytes;
+    java.util.BitSet affected = new java.util.BitSet();
+    for (int p = changed.nextSetBit(0); p >= 0 && p < oldN; p = changed.nextSetBit(p + 1)) {
+      int[] idOf = old.idsByPartition[p];
+      int[] countOf = old.countsByPartition[p];
+      for (int rank = 0; rank < idOf.length; rank++) {
+        totals[idOf[rank]] -= countOf[rank];
+        affected.set(idOf[rank]);
+      }
+      estimate -= (long) idOf.length * PER_ENTRY_BYTES;
+    }
+    // new (id, partition, rank) entries, in ascending partition order
+    IntArrayList addedIds = new IntArrayList();
+    IntArrayList addedPartitions = new IntArrayList();
+    IntArrayList addedRanks = new IntArrayList();
+    HashMap<ByteBuffer, Integer> fresh = new HashMap<>(old.ids.extra);
+    int valueCount = totals.length;
+    for (int p = changed.nextSetBit(0); p >= 0 && p < n; p = changed.nextSetBit(p + 1)) {
+      DatabaseReader r = readers[p];
+      r.ensureOpen();
+      FieldReader f = r.field(index);
+      single[p] = f.singleValued;
+      int[] idOf = new int[f.valueCount];
+      int[] countOf = new int[f.valueCount];
       for (int rank = 0; rank < f.valueCount; rank++) {
         byte[] value = f.valueBytes(rank);
         ByteBuffer key = ByteBuffer.wrap(value);
-        Integer id = ids.get(key);
+        Integer id = old.ids.base.get(key);
         if (id == null) {
-          id = values.size();
-          ids.put(key, id);
-          values.add(value);
-          partitions.add(new IntArrayList(4));
-          ranks.add(new IntArrayList(4));
-          if (id == totals.length) {
-            totals = Arrays.copyOf(totals, id * 2);
-          }
-          estimate += PER_VALUE_OVERHEAD + value.length;
-          if (estimate > budgetLeft) {
-            return null;
-          }
+          id = fresh.get(key);
         }
-        partitions.get(id).add(p);
-        ranks.get(id).add(rank);
-        totals[id] += f.count(rank);
+        if (id == null) {
+          id = valueCount++;
+          fresh.put(key, id);
+          if (id >= totals.length) {
+            int grown = Math.max(16, totals.length * 2);
+            totals = Arrays.copyOf(totals, grown);
+            partitions = Arrays.copyOf(partitions, grown);
+            ranks = Arrays.copyOf(ranks, grown);
+          }
+          if (values == old.values || id >= values.length) {
+            // copied before the first write: the old array belongs to the old dictionary
+            values = Arrays.copyOf(values, Math.max(16, (id + 1) * 2));
+          }
+          partitions[id] = new int[0];
+          ranks[id] = new int[0];
+          values[id] = value;
+          estimate += PER_VALUE_OVERHEAD + value.length;
+        }
+        idOf[rank] = id;
+        countOf[rank] = f.count(rank);
+        totals[id] += countOf[rank];
+        affected.set(id);
+        addedIds.add((int) id);
+        addedPartitions.add(p);
+        addedRanks.add(rank);
       }
+      idsByPartition[p] = idOf;
+      countsByPartition[p] = countOf;
+      estimate += (long) f.valueCount * PER_ENTRY_BYTES;
     }
-    int[][] partitionArrays = new int[values.size()][];
-    int[][] rankArrays = new int[values.size()][];
-    for (int i = 0; i < partitionArrays.length; i++) {
-      partitionArrays[i] = partitions.get(i).toIntArray();
-      rankArrays[i] = ranks.get(i).toIntArray();
+    if (estimate > budgetLeft) {
+      return null;
     }
+    // group the added entries by id (a stable counting sort keeps partitions ascending)
+    int[] start = new int[valueCount + 1];
+    for (int i = 0; i < addedIds.size(); i++) {
+      start[addedIds.getInt(i) + 1]++;
+    }
+    for (int id = 0; id < valueCount; id++) {
+      start[id + 1] += start[id];
+    }
+    int[] fill = Arrays.copyOf(start, valueCount);
+    int[] byIdPartition = new int[addedIds.size()];
+    int[] byIdRank = new int[addedIds.size()];
+    for (int i = 0; i < addedIds.size(); i++) {
+      int at = fill[addedIds.getInt(i)]++;
+      byIdPartition[at] = addedPartitions.getInt(i);
+      byIdRank[at] = addedRanks.getInt(i);
+    }
+    for (int id = affected.nextSetBit(0); id >= 0; id = affected.nextSetBit(id + 1)) {
+      int[] oldParts = partitions[id];
+      int[] oldRanks = ranks[id];
+      int a = start[id];
+      int b = start[id + 1];
+      int[] parts = new int[oldParts.length + (b - a)];
+      int[] rks = new int[parts.length];
+      int out = 0;
+      int i = 0;
+      while (i < oldParts.length || a < b) {
+        boolean takeOld = i < oldParts.length && (a >= b || oldParts[i] < byIdPartition[a]);
+        if (takeOld) {
+          if (!changed.get(oldParts[i])) {
+            parts[out] = oldParts[i];
+            rks[out++] = oldRanks[i];
+          }
+          i++;
+        } else {
+          parts[out] = byIdPartition[a];
+          rks[out++] = byIdRank[a++];
+        }
+      }
+      partitions[id] = out == parts.length ? parts : Arrays.copyOf(parts, out);
+      ranks[id] = out == rks.length ? rks : Arrays.copyOf(rks, out);
+    }
+    ValueIds ids =
+        old.ids.base.isEmpty()
+            ? new ValueIds(fresh, Map.of())
+            : fresh.size() * 4L > old.ids.base.size() + 64L
+                ? old.ids.flattened(fresh)
+                : new ValueIds(old.ids.base, fresh);
     return new Field(
         ids,
-        Arrays.copyOf(totals, values.size()),
-        partitionArrays,
-        rankArrays,
-        singleValued,
+        values,
+        Arrays.copyOf(totals, valueCount),
+        Arrays.copyOf(partitions, valueCount),
+        Arrays.copyOf(ranks, valueCount),
+        idsByPartition,
+        countsByPartition,
+        single,
         estimate);
+  }
+
+  /**
+   * Value bytes to value id: a large map shared by the dictionaries derived from one another and a
+   * small one of the values added since (folded into a new shared map when it grows). Immutable.
+   */
+  private record ValueIds(Map<ByteBuffer, Integer> base, Map<ByteBuffer, Integer> extra) {
+    Integer get(ByteBuffer key) {
+      Integer id = base.get(key);
+      return id != null || extra.isEmpty() ? id : extra.get(key);
+    }
+
+    ValueIds flattened(Map<ByteBuffer, Integer> added) {
+      HashMap<ByteBuffer, Integer> all = new HashMap<>(base);
+      all.putAll(added);
+      return new ValueIds(all, Map.of());
+    }
   }
 
   /** One field's dictionary. Immutable. */
   static final class Field {
-    private final HashMap<ByteBuffer, Integer> ids;
+    /** The dictionary of no partition, what a new field's dictionary is patched from. */
+    private static final Field EMPTY =
+        new Field(
+            new ValueIds(Map.of(), Map.of()),
+            new byte[0][],
+            new long[0],
+            new int[0][],
+            new int[0][],
+            new int[0][],
+            new int[0][],
+            new boolean[0],
+            0);
+
+    private final ValueIds ids;
+
+    /**
+     * Per value id: the value's bytes (do not modify; may be longer than the number of values;
+     * shared with the dictionaries derived from this one that add no value).
+     */
+    private final byte[][] values;
 
     /** Per value id: documents having the value, over all partitions. */
     final long[] totals;
@@ -158,24 +361,61 @@ final class CompositeDictionary {
     /** Per value id: the value's rank in each of {@link #partitions}. */
     final int[][] ranks;
 
+    /** Per partition, per rank: the value id (what a successor drops when the partition goes). */
+    private final int[][] idsByPartition;
+
+    /** Per partition, per rank: the documents having the value. */
+    private final int[][] countsByPartition;
+
+    /** Per partition: whether the field is single-valued there. */
+    private final boolean[] single;
+
     /** True when every partition's field is single-valued. */
     final boolean singleValued;
 
     final long heapBytes;
 
     private Field(
-        HashMap<ByteBuffer, Integer> ids,
+        ValueIds ids,
+        byte[][] values,
         long[] totals,
         int[][] partitions,
         int[][] ranks,
-        boolean singleValued,
+        int[][] idsByPartition,
+        int[][] countsByPartition,
+        boolean[] single,
         long heapBytes) {
       this.ids = ids;
+      this.values = values;
       this.totals = totals;
       this.partitions = partitions;
       this.ranks = ranks;
-      this.singleValued = singleValued;
+      this.idsByPartition = idsByPartition;
+      this.countsByPartition = countsByPartition;
+      this.single = single;
+      boolean all = true;
+      if (single != null) {
+        for (boolean b : single) {
+          all &= b;
+        }
+      }
+      this.singleValued = all;
       this.heapBytes = heapBytes;
+    }
+
+    /** Number of value ids. */
+    int valueCount() {
+      return totals.length;
+    }
+
+    /** The bytes of value {@code id} (do not modify). */
+    byte[] value(int id) {
+      return values[id];
+    }
+
+    /** Value index → value id in partition {@code partition} (do not modify). */
+    int[] idsOf(int partition) {
+      return idsByPartition[partition];
     }
 
     /** The value's id, or -1 when no partition has it. */

@@ -32,6 +32,7 @@ public final class CompositeReader implements CompositeDatabase {
   private final List<Database> partitions;
   private final DatabaseReader[] readers;
   private final long documentCount;
+  private final long dictionaryBudgetBytes;
 
   /** Null when some partition is not a {@link DatabaseReader} or the budget is zero. */
   private final CompositeDictionary dictionary;
@@ -51,9 +52,22 @@ public final class CompositeReader implements CompositeDatabase {
    * dictionaryBudgetBytes} of heap; 0 disables them.
    */
   CompositeReader(Schema schema, List<? extends Database> partitions, long dictionaryBudgetBytes) {
+    this(schema, partitions, dictionaryBudgetBytes, null);
+  }
+
+  /**
+   * A composite whose dictionaries are inherited from {@code predecessor}'s (when not null and both
+   * have them), see {@link CompositeDictionary#successor}.
+   */
+  private CompositeReader(
+      Schema schema,
+      List<? extends Database> partitions,
+      long dictionaryBudgetBytes,
+      CompositeReader predecessor) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.partitions = List.copyOf(partitions);
     this.readers = new DatabaseReader[this.partitions.size()];
+    this.dictionaryBudgetBytes = dictionaryBudgetBytes;
     long n = 0;
     for (int i = 0; i < readers.length; i++) {
       Database d = this.partitions.get(i);
@@ -77,10 +91,24 @@ public final class CompositeReader implements CompositeDatabase {
       }
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
-    this.dictionary =
-        allReaders && dictionaryBudgetBytes > 0
-            ? new CompositeDictionary(readers, schema.fields().size(), dictionaryBudgetBytes)
-            : null;
+    if (!allReaders || dictionaryBudgetBytes <= 0) {
+      this.dictionary = null;
+    } else if (predecessor != null && predecessor.dictionary != null) {
+      this.dictionary = predecessor.dictionary.successor(readers, dictionaryBudgetBytes);
+    } else {
+      this.dictionary =
+          new CompositeDictionary(readers, schema.fields().size(), dictionaryBudgetBytes);
+    }
+  }
+
+  @Override
+  public CompositeDatabase withPartitions(List<? extends Database> partitions) {
+    return new CompositeReader(schema, partitions, dictionaryBudgetBytes, this);
+  }
+
+  /** Field dictionaries this composite derived by patching its predecessor's, 0 when none. */
+  int dictionaryPatches() {
+    return dictionary == null ? 0 : dictionary.patchedFields();
   }
 
   /** Heap bytes of the value dictionaries built so far (an estimate), 0 when none. */
@@ -216,9 +244,10 @@ public final class CompositeReader implements CompositeDatabase {
     if (dictionary != null) {
       // only the partitions that can match, their leaves resolved without a per-partition search
       ensurePartitionsOpen();
+      aggregator.useDictionaries(dictionary);
       CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
       for (int i = walk.next(); i >= 0; i = walk.next()) {
-        aggregator.add(readers[i], walk.resolved);
+        aggregator.add(readers[i], walk.resolved, i);
       }
       return aggregator.result();
     }

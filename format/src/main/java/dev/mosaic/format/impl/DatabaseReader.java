@@ -954,10 +954,27 @@ public final class DatabaseReader implements Database {
     };
   }
 
+  /**
+   * Most value comparisons (documents times deferred ranges) done in place of the searches of the
+   * ranges' value sets.
+   */
+  private static final int DEFERRED_CHECKS = 32;
+
   private Matches and(Plan.Node[] children, int[] resolved) {
     Matches[] parts = new Matches[children.length];
+    Plan.Range[] deferred = null;
+    int d = 0;
     int n = 0;
     for (Plan.Node child : children) {
+      if (child instanceof Plan.Range r && deferrable(r)) {
+        // A range on a field with document->value: when the other parts leave few documents, each
+        // is tested by comparing its value with the bounds, without searching the value set.
+        if (deferred == null) {
+          deferred = new Plan.Range[children.length];
+        }
+        deferred[d++] = r;
+        continue;
+      }
       Matches m = evaluate(child, resolved);
       if (m.kind == Matches.NONE) {
         return Matches.NOTHING;
@@ -966,6 +983,60 @@ public final class DatabaseReader implements Database {
         parts[n++] = m;
       }
     }
+    if (d > 0 && n > 0) {
+      long fewest = Long.MAX_VALUE;
+      for (int i = 0; i < n; i++) {
+        fewest = Math.min(fewest, estimate(parts[i]));
+      }
+      if (fewest * d <= DEFERRED_CHECKS) {
+        return filter(intersect(parts, n), deferred, d);
+      }
+    }
+    for (int i = 0; i < d; i++) {
+      Matches m = evaluate(deferred[i], resolved);
+      if (m.kind == Matches.NONE) {
+        return Matches.NOTHING;
+      }
+      if (m.kind != Matches.ALL) {
+        parts[n++] = m;
+      }
+    }
+    return intersect(parts, n);
+  }
+
+  private boolean deferrable(Plan.Range r) {
+    FieldReader f = field(r.field());
+    return f.docValues >= 0 && f.singleValued;
+  }
+
+  /** The documents of {@code m} whose value is within every one of the ranges. */
+  private Matches filter(Matches m, Plan.Range[] ranges, int n) {
+    if (m.kind == Matches.NONE) {
+      return m;
+    }
+    int[] ids = documentIds(m);
+    FieldReader[] fields = new FieldReader[n];
+    for (int i = 0; i < n; i++) {
+      fields[i] = field(ranges[i].field());
+    }
+    int found = 0;
+    for (int doc : ids) {
+      boolean in = true;
+      for (int i = 0; i < n && in; i++) {
+        Plan.Range r = ranges[i];
+        in =
+            fields[i].valueWithin(
+                fields[i].valueIndex(doc), r.from(), r.fromInclusive(), r.to(), r.toInclusive());
+      }
+      if (in) {
+        ids[found++] = doc;
+      }
+    }
+    return Matches.ids(ids, found);
+  }
+
+  /** The intersection of the first {@code n} parts (none NONE or ALL). */
+  private Matches intersect(Matches[] parts, int n) {
     if (n == 0) {
       return documents == 0 ? Matches.NOTHING : Matches.EVERYTHING;
     }
@@ -1030,7 +1101,7 @@ public final class DatabaseReader implements Database {
     for (int i = 0, j = 0; i < n; i++) {
       if (i != best) {
         Matches p = parts[i];
-        if (!canProbe(p)) {
+        if (!canProbe(p) || searchesCostMore(p, estimate)) {
           p = Matches.bits(materialize(p));
         }
         others[j++] = p;
@@ -1108,6 +1179,21 @@ public final class DatabaseReader implements Database {
       case Matches.SET -> m.field.docValues >= 0 || m.values.length <= PROBE_VALUES;
       default -> false;
     };
+  }
+
+  /**
+   * True when testing {@code drivers} documents against {@code m} by searching its values' posting
+   * lists (a search per value and document) would read more than setting the bits of its postings
+   * once: the membership of a few values without document→value, tested for many documents.
+   */
+  private boolean searchesCostMore(Matches m, long drivers) {
+    if ((m.kind != Matches.RANGE && m.kind != Matches.SET) || m.field.docValues >= 0) {
+      return false;
+    }
+    int values = m.kind == Matches.RANGE ? m.to - m.from : m.values.length;
+    long postings = estimate(m);
+    long searchSteps = 64 - Long.numberOfLeadingZeros(Math.max(1, postings / values));
+    return postings + words(documents) < drivers * values * searchSteps;
   }
 
   private static boolean containsAll(Matches[] others, int doc) {

@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * the value→documents postings (per-value sorted id lists or bit sets, with cumulative per-value
  * document counts) and the document→value index (bit-packed value ranks).
  *
- * <p>Thread safety: immutable; safe for concurrent use. Holds only offsets into the mapped memory.
+ * <p>Thread safety: safe for concurrent use. Holds offsets into the mapped memory and, once asked,
+ * a derived document→value array ({@link #derivedValueIndexes()}).
  */
 final class FieldReader {
   final MemorySegment data;
@@ -281,6 +282,39 @@ final class FieldReader {
     return -(lo + 1);
   }
 
+  /** Compares value {@code index} with a key, as unsigned bytes. */
+  int compareValue(int index, Key key) {
+    if (width == 8 && key.length() == 8) {
+      return Long.compareUnsigned(
+          data.get(BIG_LONG, valueData + ((long) index << 3)), key.words()[0]);
+    }
+    if (width > 0) {
+      return compareAt(data, valueData + (long) index * width, width, key);
+    }
+    long at = values + (long) offsetWidth * index;
+    long start = unsigned(at, offsetWidth);
+    int len = (int) (unsigned(at + offsetWidth, offsetWidth) - start);
+    return compareAt(data, valueData + start, len, key);
+  }
+
+  /**
+   * True when value {@code index} lies within the bounds (a null bound is open), as the ranks
+   * {@code [lowerBound(from), upperBound(to))} would say.
+   */
+  boolean valueWithin(int index, Key from, boolean fromInclusive, Key to, boolean toInclusive) {
+    if (from != null) {
+      int c = compareValue(index, from);
+      if (c < 0 || (c == 0 && !fromInclusive)) {
+        return false;
+      }
+    }
+    if (to != null) {
+      int c = compareValue(index, to);
+      return c < 0 || (c == 0 && toInclusive);
+    }
+    return true;
+  }
+
   /** First index whose value is {@code > key} (or {@code >= key} when inclusive). */
   int lowerBound(Key key, boolean inclusive) {
     int i = find(key);
@@ -460,6 +494,38 @@ final class FieldReader {
   }
 
   // ----- document -> value ---------------------------------------------------------------------
+
+  /** See {@link #derivedValueIndexes()}; null until first asked. */
+  private volatile short[] derived;
+
+  /**
+   * For a single-valued filterable field of at most {@value Short#MAX_VALUE} values: each
+   * document's value index (-1 when it has none), derived from the postings the first time it is
+   * asked and kept as long as this reader (two bytes per document on the heap), so that facets over
+   * few matching documents walk the documents rather than every value's postings. Null for other
+   * fields. Thread safe: two threads may both derive it; either result is the same.
+   */
+  short[] derivedValueIndexes() {
+    short[] d = derived;
+    if (d != null || postings < 0 || !singleValued || valueCount > Short.MAX_VALUE) {
+      return d;
+    }
+    d = new short[documents];
+    java.util.Arrays.fill(d, (short) -1);
+    int[] ids = new int[0];
+    for (int v = 0; v < valueCount; v++) {
+      int count = count(v);
+      if (ids.length < count) {
+        ids = new int[Math.max(count, ids.length * 2)];
+      }
+      int n = collect(v, null, ids);
+      for (int i = 0; i < n; i++) {
+        d[ids[i]] = (short) v;
+      }
+    }
+    derived = d;
+    return d;
+  }
 
   /** The value index of a sortable field in a document. */
   int valueIndex(int doc) {

@@ -74,9 +74,10 @@ class AggregatorTest {
     // every document matches: the stored counts, for both fields
     assertThat(waysOfOnePartition(many, all()))
         .containsExactly(Aggregator.Way.STORED_COUNTS, Aggregator.Way.STORED_COUNTS);
-    // 10 matches against 1000 postings of n: document walk for n; s has no document→value
+    // 10 matches against 1000 postings of n: document walk for n; s has no document→value, but
+    // is single-valued: through the document→value derived from its postings
     assertThat(waysOfOnePartition(many, lt("k", 10)))
-        .containsExactly(Aggregator.Way.DOCUMENT_WALK, Aggregator.Way.VALUE_WALK);
+        .containsExactly(Aggregator.Way.DOCUMENT_WALK, Aggregator.Way.DERIVED_WALK);
 
     // 1000 documents, 2 distinct n: the value walk reads 2 × 16 filter words, fewer than 600
     // matches
@@ -85,7 +86,7 @@ class AggregatorTest {
         .containsExactly(Aggregator.Way.VALUE_WALK, Aggregator.Way.VALUE_WALK);
     // but 20 matches are fewer still: document walk for n
     assertThat(waysOfOnePartition(few, lt("k", 20)))
-        .containsExactly(Aggregator.Way.DOCUMENT_WALK, Aggregator.Way.VALUE_WALK);
+        .containsExactly(Aggregator.Way.DOCUMENT_WALK, Aggregator.Way.DERIVED_WALK);
 
     // one query over both partitions chooses per partition
     Aggregator both = new Aggregator(SCHEMA, lt("k", 600), FACETS, List.of());

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
 class CompositeDictionaryTest {
   private static final long SEED = Long.getLong("tests.seed", System.nanoTime());
 
-  private static final Schema SCHEMA =
+  static final Schema SCHEMA =
       Schema.builder()
           .field("color", FieldType.STRING, FieldRole.FILTERABLE)
           .field("tag", FieldType.STRING, FieldRole.FILTERABLE) // 0..3 values per document
@@ -46,7 +46,7 @@ class CompositeDictionaryTest {
           .field("price", FieldType.LONG, FieldRole.FULL)
           .build();
 
-  private record Hit(int partition, int doc) {}
+  record Hit(int partition, int doc) {}
 
   @Test
   void compositeWithDictionariesAnswersExactlyAsWithoutAndSkipsPartitionsLackingAValue()
@@ -74,24 +74,7 @@ class CompositeDictionaryTest {
     int partitionCount = 8 + random.nextInt(40);
     List<Database> partitions = new ArrayList<>();
     for (int p = 0; p < partitionCount; p++) {
-      DatabaseBuilder b = DatabaseBuilder.create(SCHEMA).autoBloomFilters(random.nextBoolean());
-      int n = random.nextInt(6) == 0 ? 0 : random.nextInt(120);
-      for (int i = 0; i < n; i++) {
-        Document.Builder d =
-            Document.builder(SCHEMA)
-                .add("color", value(random, "c", 12))
-                .add("year", 2000 + random.nextInt(25))
-                .add("price", (long) random.nextInt(5000))
-                .payload(new byte[] {(byte) p, (byte) i});
-        for (int t = random.nextInt(4); t > 0; t--) {
-          d.add("tag", value(random, "t", 9));
-        }
-        if (random.nextInt(10) == 0) {
-          d.add("rare", value(random, "r", 400));
-        }
-        b.add(d.build());
-      }
-      partitions.add(Database.fromBytes(b.toByteArray()));
+      partitions.add(partition(random, p));
     }
     CompositeReader with = new CompositeReader(SCHEMA, partitions);
     CompositeReader without = new CompositeReader(SCHEMA, partitions, 0);
@@ -125,7 +108,29 @@ class CompositeDictionaryTest {
     assertThat(without.dictionaryHeapBytes()).isZero();
   }
 
-  private static Condition condition(Random random, int depth) {
+  /** A partition of skewed random documents (sometimes empty); payloads name {@code p}. */
+  static Database partition(Random random, int p) throws Exception {
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA).autoBloomFilters(random.nextBoolean());
+    int n = random.nextInt(6) == 0 ? 0 : random.nextInt(120);
+    for (int i = 0; i < n; i++) {
+      Document.Builder d =
+          Document.builder(SCHEMA)
+              .add("color", value(random, "c", 12))
+              .add("year", 2000 + random.nextInt(25))
+              .add("price", (long) random.nextInt(5000))
+              .payload(new byte[] {(byte) p, (byte) i});
+      for (int t = random.nextInt(4); t > 0; t--) {
+        d.add("tag", value(random, "t", 9));
+      }
+      if (random.nextInt(10) == 0) {
+        d.add("rare", value(random, "r", 400));
+      }
+      b.add(d.build());
+    }
+    return Database.fromBytes(b.toByteArray());
+  }
+
+  static Condition condition(Random random, int depth) {
     int kind = random.nextInt(depth >= 2 ? 4 : 7);
     return switch (kind) {
       case 0 -> eq("color", value(random, "c", 14)); // sometimes absent everywhere
@@ -154,7 +159,7 @@ class CompositeDictionaryTest {
     };
   }
 
-  private static List<Hit> run(CompositeReader c, Query q, Map<Database, Integer> partitionOf) {
+  static List<Hit> run(CompositeReader c, Query q, Map<Database, Integer> partitionOf) {
     List<Hit> hits = new ArrayList<>();
     c.execute(
         q,

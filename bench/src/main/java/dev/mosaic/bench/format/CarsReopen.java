@@ -1,0 +1,96 @@
+package dev.mosaic.bench.format;
+
+import dev.mosaic.api.cars.CarsSchema;
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.query.Query;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The first query after a reopen against the steady state, on the production path: a searcher
+ * replaces one partition (a fresh mapping of its file), builds the next composite from the current
+ * one with {@link CompositeDatabase#withPartitions}, as {@code Generations} does, closes the
+ * replaced partition and serves the next query of the cars mix on the new composite ({@code
+ * inherit} false builds it with {@link CompositeDatabase#of} instead, deriving everything anew).
+ * Each round replaces another partition and times that first query, then the same query {@value
+ * #STEADY} times more on the same composite (the steady state). One thread, in process, after a
+ * warmup of the whole mix on the first composite.
+ */
+final class CarsReopen {
+  static final int STEADY = 5;
+
+  /**
+   * Means over the rounds, in microseconds: the first query, the steady query, the building of the
+   * composite (not part of either); and the median of the per-round first/steady ratios.
+   */
+  record Figures(double firstMicros, double steadyMicros, double buildMicros, double medianRatio) {}
+
+  private CarsReopen() {}
+
+  static Figures measure(
+      Path directory, List<CarsQueries.Spec> specs, int rounds, long warmupMillis, boolean inherit)
+      throws IOException {
+    Query[] queries = specs.stream().map(CarsQueries::ours).toArray(Query[]::new);
+    List<Database> partitions = new ArrayList<>(CarsData.openPartitions(directory));
+    try {
+      CompositeDatabase composite = CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+      long sink = 0;
+      long end = System.nanoTime() + warmupMillis * 1_000_000;
+      for (int i = 0; System.nanoTime() < end; i = (i + 1) % queries.length) {
+        sink += CarsQueries.runOurs(composite, specs.get(i), queries[i]);
+      }
+      double[] first = new double[rounds];
+      double[] steady = new double[rounds];
+      double[] build = new double[rounds];
+      double[] ratio = new double[rounds];
+      for (int round = 0; round < rounds; round++) {
+        int replaced = (int) ((round * 397L) % partitions.size());
+        Database fresh = Database.open(CarsData.partitionFile(directory, replaced));
+        Database old = partitions.set(replaced, fresh);
+        long t0 = System.nanoTime();
+        composite =
+            inherit
+                ? composite.withPartitions(partitions)
+                : CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+        long t1 = System.nanoTime();
+        old.close();
+        int q = round % queries.length;
+        long t2 = System.nanoTime();
+        sink += CarsQueries.runOurs(composite, specs.get(q), queries[q]);
+        long t3 = System.nanoTime();
+        long best = Long.MAX_VALUE;
+        long total = 0;
+        for (int s = 0; s < STEADY; s++) {
+          long a = System.nanoTime();
+          sink += CarsQueries.runOurs(composite, specs.get(q), queries[q]);
+          long took = System.nanoTime() - a;
+          total += took;
+          best = Math.min(best, took);
+        }
+        build[round] = (t1 - t0) / 1e3;
+        first[round] = (t3 - t2) / 1e3;
+        steady[round] = total / 1e3 / STEADY;
+        ratio[round] = (double) (t3 - t2) / Math.max(1, best);
+      }
+      if (sink == 42) {
+        System.out.print(""); // keeps the results alive
+      }
+      Arrays.sort(ratio);
+      return new Figures(mean(first), mean(steady), mean(build), ratio[rounds / 2]);
+    } finally {
+      partitions.forEach(Database::close);
+    }
+  }
+
+  private static double mean(double[] values) {
+    double sum = 0;
+    for (double v : values) {
+      sum += v;
+    }
+    return sum / values.length;
+  }
+}
