@@ -117,13 +117,13 @@ public final class SchemaFileLoader {
           ConfigFactory.parseString(
               text, ConfigParseOptions.defaults().setSyntax(syntax).setOriginDescription(origin));
     } catch (ConfigException e) {
-      throw new IllegalArgumentException(e.getMessage(), e);
+      throw configError(e);
     }
     try {
       return read(config, origin, types);
     } catch (ConfigException e) {
       // Missing keys and wrong value kinds: Typesafe Config names the origin, line and key.
-      throw new IllegalArgumentException(e.getMessage(), e);
+      throw configError(e);
     }
   }
 
@@ -301,6 +301,12 @@ public final class SchemaFileLoader {
                 + known.stream().sorted().toList());
       }
     }
+  }
+
+  /** Typesafe Config's "file: 6: message" as "file: line 6: message", like the loader's own. */
+  private static IllegalArgumentException configError(ConfigException e) {
+    return new IllegalArgumentException(
+        e.getMessage().replaceFirst("^(.*?): (\\d+): ", "$1: line $2: "), e);
   }
 
   private static String at(ConfigValue value) {
