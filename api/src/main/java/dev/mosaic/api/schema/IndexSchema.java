@@ -1,9 +1,16 @@
 package dev.mosaic.api.schema;
 
 import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.DynamicMessage;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import dev.mosaic.api.OfferDocuments;
+import dev.mosaic.api.feed.FieldValue;
 import dev.mosaic.api.schema.impl.DynamicOfferDocumentMapper;
 import dev.mosaic.api.schema.impl.JsonPayloadRenderer;
+import dev.mosaic.api.schema.impl.PayloadFields;
 import dev.mosaic.format.Schema;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -48,6 +55,37 @@ public record IndexSchema(
   /** Maps feed offers to documents of this schema, reading indexed values from the payload. */
   public OfferDocumentMapper documentMapper() {
     return new DynamicOfferDocumentMapper(this);
+  }
+
+  /**
+   * The indexed values of a payload message as feed {@link FieldValue}s, one per value, in schema
+   * order: what an {@link dev.mosaic.api.feed.Offer}'s {@code fields} hold for this payload, so
+   * that {@link dev.mosaic.api.OfferDocuments} maps the offer to the same document as {@link
+   * #documentMapper()}.
+   *
+   * @throws IllegalArgumentException if the message is not of the payload type
+   */
+  public List<FieldValue> fieldValues(Message payload) {
+    if (!payload.getDescriptorForType().getFullName().equals(payloadType.getFullName())) {
+      throw new IllegalArgumentException(
+          "payload is a "
+              + payload.getDescriptorForType().getFullName()
+              + " but schema expects a "
+              + payloadType.getFullName());
+    }
+    Message message = payload;
+    if (payload.getDescriptorForType() != payloadType) {
+      // A generated message: read it through the schema's own descriptors.
+      try {
+        message = DynamicMessage.parseFrom(payloadType, payload.toByteString());
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalStateException("a serialized message did not parse back: " + e, e);
+      }
+    }
+    List<FieldValue> values = new ArrayList<>();
+    PayloadFields.forEach(
+        sources, message, (f, v) -> values.add(OfferDocuments.fieldValue(f.name(), f.type(), v)));
+    return values;
   }
 
   /** Renders payloads of this schema's payload type as JSON. */

@@ -1,9 +1,7 @@
 package dev.mosaic.api.schema.impl;
 
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.protobuf.Message;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.OfferPayload;
 import dev.mosaic.api.feed.Offer;
@@ -11,9 +9,7 @@ import dev.mosaic.api.schema.FieldSource;
 import dev.mosaic.api.schema.IndexSchema;
 import dev.mosaic.api.schema.OfferDocumentMapper;
 import dev.mosaic.format.Document;
-import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
-import java.util.List;
 
 /**
  * An {@link OfferDocumentMapper} reading every indexed value from the offer's payload, parsed as a
@@ -59,39 +55,11 @@ public final class DynamicOfferDocumentMapper implements OfferDocumentMapper {
     }
     Document.Builder document = Document.builder(schema);
     try {
-      for (FieldSource source : index.sources()) {
-        addValues(document, source, message);
-      }
+      PayloadFields.forEach(index.sources(), message, (f, v) -> document.add(f.name(), v));
       document.payload(payload.bytes().toByteArray());
       return document.build();
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(OfferDocuments.describe(offer) + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static void addValues(Document.Builder document, FieldSource source, Message payload) {
-    Field field = source.field();
-    boolean required = field.role().isSortable();
-    Message holder = payload;
-    List<FieldDescriptor> steps = source.steps();
-    for (int i = 0; i < steps.size() - 1; i++) {
-      FieldDescriptor step = steps.get(i);
-      if (!required && !holder.hasField(step)) {
-        return;
-      }
-      holder = (Message) holder.getField(step);
-    }
-    FieldDescriptor leaf = source.leaf();
-    if (leaf.isRepeated()) {
-      int count = holder.getRepeatedFieldCount(leaf);
-      for (int i = 0; i < count; i++) {
-        document.add(
-            field.name(),
-            ProtoFieldValues.javaValue(field.type(), leaf, holder.getRepeatedField(leaf, i)));
-      }
-    } else if (required || holder.hasField(leaf)) {
-      document.add(
-          field.name(), ProtoFieldValues.javaValue(field.type(), leaf, holder.getField(leaf)));
     }
   }
 }
