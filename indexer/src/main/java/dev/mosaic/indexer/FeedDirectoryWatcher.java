@@ -6,6 +6,8 @@ import dev.mosaic.api.feedfile.MalformedSnapshotFileException;
 import dev.mosaic.api.feedfile.SnapshotFile;
 import dev.mosaic.api.feedfile.SnapshotFileFormat;
 import dev.mosaic.api.feedfile.SnapshotFileReader;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
@@ -141,11 +143,17 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
 
   /**
    * A watcher; creates the directory and its {@code done/} and {@code failed/} sub-directories.
+   * Meters, tagged {@code directory}: {@code mosaic.feedfiles.done}, {@code
+   * mosaic.feedfiles.failed}, {@code mosaic.feedfiles.malformed.records}.
    *
    * @throws IOException if a directory cannot be created
    */
   public FeedDirectoryWatcher(
-      Config config, SnapshotFileReader reader, SnapshotSink sink, DeadLetterSink deadLetters)
+      Config config,
+      SnapshotFileReader reader,
+      SnapshotSink sink,
+      DeadLetterSink deadLetters,
+      MeterRegistry registry)
       throws IOException {
     this.config = Objects.requireNonNull(config, "config");
     this.reader = Objects.requireNonNull(reader, "reader");
@@ -153,6 +161,19 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
     this.done = Files.createDirectories(config.directory().resolve(DONE));
     this.failed = Files.createDirectories(config.directory().resolve(FAILED));
+    String directory = config.directory().toString();
+    FunctionCounter.builder("mosaic.feedfiles.done", filesDone, AtomicLong::get)
+        .description("snapshot files loaded and moved to done/")
+        .tag("directory", directory)
+        .register(registry);
+    FunctionCounter.builder("mosaic.feedfiles.failed", filesFailed, AtomicLong::get)
+        .description("snapshot files refused and moved to failed/")
+        .tag("directory", directory)
+        .register(registry);
+    FunctionCounter.builder("mosaic.feedfiles.malformed.records", recordsMalformed, AtomicLong::get)
+        .description("malformed records of snapshot files sent to the dead-letter sink")
+        .tag("directory", directory)
+        .register(registry);
   }
 
   /**

@@ -80,7 +80,8 @@ class FeedDirectoryToKafkaTest {
                         Duration.ofMillis(200)),
                     new SnapshotFileReader(),
                     loader::publish,
-                    deadLetters)
+                    deadLetters,
+                    new SimpleMeterRegistry())
                 .start()) {
       Files.move(file, watched.resolve(file.getFileName()));
       await().atMost(Duration.ofSeconds(30)).until(() -> watcher.filesDone() == 1);

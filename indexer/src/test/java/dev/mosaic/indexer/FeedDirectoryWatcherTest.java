@@ -13,6 +13,7 @@ import dev.mosaic.api.realty.RealtyOfferGenerator;
 import dev.mosaic.api.realty.RealtyOffers;
 import dev.mosaic.indexer.FeedDirectoryWatcher.Config;
 import dev.mosaic.indexer.FeedDirectoryWatcher.ReadySignal;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ class FeedDirectoryWatcherTest {
   private final List<FeedSnapshot> published = new CopyOnWriteArrayList<>();
   private final List<MalformedRecord> deadLetters = new CopyOnWriteArrayList<>();
   private final SnapshotFileWriter writer = new SnapshotFileWriter();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private static FeedSnapshot realtySnapshot(String partner, long snapshotId, int offers) {
     List<FeedSnapshot> byPartner =
@@ -49,7 +51,8 @@ class FeedDirectoryWatcherTest {
         new Config(dir, signal, Duration.ofMillis(100), Duration.ZERO),
         new SnapshotFileReader(),
         published::add,
-        deadLetters::add);
+        deadLetters::add,
+        registry);
   }
 
   @Test
@@ -91,6 +94,9 @@ class FeedDirectoryWatcherTest {
       assertThat(deadLetters.getFirst().raw())
           .isEqualTo("{\"offer_id\": ".getBytes(StandardCharsets.UTF_8));
       assertThat(watcher.recordsMalformed()).isEqualTo(2);
+      assertThat(registry.get("mosaic.feedfiles.malformed.records").functionCounter().count())
+          .isEqualTo(2.0);
+      assertThat(registry.get("mosaic.feedfiles.done").functionCounter().count()).isEqualTo(1.0);
       assertThat(dir.resolve("done/p2.jsonl")).exists();
     }
   }
@@ -149,7 +155,8 @@ class FeedDirectoryWatcherTest {
               }
               published.add(s);
             },
-            deadLetters::add);
+            deadLetters::add,
+            registry);
     FeedSnapshot snapshot = realtySnapshot("partner-005", 4, 5);
     writer.writeAtomically(snapshot, dir, "p5.pb");
     writer.writeAtomically(realtySnapshot("bad|partner", 4, 1), dir, "bad.pb");
