@@ -42,6 +42,16 @@ class CarsSchemaFileTest {
   }
 
   @Test
+  void theSchemaFileReadsTheSameFieldValuesAsCarOffers() {
+    for (CarOffer car : CarOfferGenerator.builder().seed(12).build().next(1_000)) {
+      assertThat(cars.fieldValues(car)).isEqualTo(CarOffers.fieldValues(car));
+    }
+    assertThatThrownBy(() -> cars.fieldValues(RealtyOffer.getDefaultInstance()))
+        .hasMessage(
+            "payload is a mosaic.feed.v1.RealtyOffer but schema expects a mosaic.feed.v1.CarOffer");
+  }
+
+  @Test
   void aCarPackedInAnyMapsLikeATypedCar() {
     CarOffer car = CarOfferGenerator.builder().seed(9).build().next();
     Offer typed = CarOffers.toOffer(car, 0L);
