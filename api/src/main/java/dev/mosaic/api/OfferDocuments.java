@@ -1,6 +1,5 @@
 package dev.mosaic.api;
 
-import com.google.protobuf.Message;
 import dev.mosaic.api.feed.FieldValue;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.format.Document;
@@ -8,6 +7,7 @@ import dev.mosaic.format.Field;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Maps feed {@link Offer}s to partition {@link Document}s of a given {@link Schema}, and typed Java
@@ -30,8 +30,8 @@ import java.util.Objects;
  * </table>
  *
  * <p>The document's payload is the offer's payload message serialized (for car offers, the {@link
- * dev.mosaic.api.feed.CarOffer}); when the schema names a payload type, the offer must carry a
- * payload of exactly that type.
+ * dev.mosaic.api.feed.CarOffer}; see {@link OfferPayload}); when the schema names a payload type,
+ * the offer must carry a payload of exactly that type.
  *
  * <p>Thread safety: stateless, safe from any thread.
  */
@@ -152,28 +152,32 @@ public final class OfferDocuments {
   }
 
   private static byte[] payload(Schema schema, Offer offer) {
-    Message message =
-        switch (offer.getPayloadCase()) {
-          case CAR -> offer.getCar();
-          case PAYLOAD_NOT_SET -> null;
-        };
-    if (message == null) {
-      if (!schema.payloadType().isEmpty()) {
-        throw new IllegalArgumentException(
-            describe(offer) + ": no payload; schema expects a " + schema.payloadType());
-      }
-      return new byte[0];
+    return checkedPayload(schema, offer).map(p -> p.bytes().toByteArray()).orElse(new byte[0]);
+  }
+
+  /**
+   * The offer's payload checked against the schema: when the schema names a payload type, the offer
+   * must carry one of exactly that type; else any payload, or none, is fine.
+   *
+   * @return the payload, empty when the offer has none (only when the schema names no type)
+   * @throws IllegalArgumentException starting with the offer's partner and id, naming the types
+   */
+  public static Optional<OfferPayload> checkedPayload(Schema schema, Offer offer) {
+    Optional<OfferPayload> payload = OfferPayload.of(offer);
+    String expected = schema.payloadType();
+    if (payload.isEmpty() && !expected.isEmpty()) {
+      throw new IllegalArgumentException(
+          describe(offer) + ": no payload; schema expects a " + expected);
     }
-    String type = message.getDescriptorForType().getFullName();
-    if (!schema.payloadType().isEmpty() && !schema.payloadType().equals(type)) {
+    if (payload.isPresent() && !expected.isEmpty() && !expected.equals(payload.get().typeName())) {
       throw new IllegalArgumentException(
           describe(offer)
               + ": payload is a "
-              + type
+              + payload.get().typeName()
               + " but schema expects a "
-              + schema.payloadType());
+              + expected);
     }
-    return message.toByteArray();
+    return payload;
   }
 
   private static <T> T cast(String name, FieldType type, Object value, Class<T> javaClass) {
@@ -199,7 +203,8 @@ public final class OfferDocuments {
     return schema.fields().stream().map(Field::name).toList().toString();
   }
 
-  private static String describe(Offer offer) {
+  /** How error messages name an offer: {@code offer '<partner>/<offer id>'}. */
+  public static String describe(Offer offer) {
     return "offer '" + offer.getPartnerId() + "/" + offer.getOfferId() + "'";
   }
 }

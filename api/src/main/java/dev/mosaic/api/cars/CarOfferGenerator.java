@@ -1,12 +1,13 @@
 package dev.mosaic.api.cars;
 
+import dev.mosaic.api.FeedMutation;
+import dev.mosaic.api.ListingGenerator;
+import dev.mosaic.api.Zipf;
 import dev.mosaic.api.feed.CarOffer;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.SplittableRandom;
 
 /**
  * A deterministic generator of realistic car offers for tests, feed simulation and benchmarks.
@@ -28,7 +29,7 @@ import java.util.SplittableRandom;
  *
  * <p>Thread safety: not thread safe (it holds the random state); use one per thread.
  */
-public final class CarOfferGenerator {
+public final class CarOfferGenerator extends ListingGenerator<CarOffer> {
   private static final String[] REGIONS = {
     "moskva",
     "sankt-peterburg",
@@ -184,33 +185,18 @@ public final class CarOfferGenerator {
     " Resellers please do not bother."
   };
 
-  private final SplittableRandom random;
   private final long nowMillis;
   private final long windowMillis;
-  private final double duplicateShare;
-  private final String[] partners;
-  private final long[] partnerSequences;
   private final Zipf regions = new Zipf(REGIONS.length, 1.1);
   private final Zipf marks = new Zipf(MARKS.length, 0.9);
   private final Zipf[] models;
   private final Zipf bodies = new Zipf(BODY_TYPES.length, 1.2);
   private final Zipf colors = new Zipf(COLORS.length, 1.1);
-  private final Zipf partnerPick;
-  private final CarOffer[] recent = new CarOffer[512];
-  private long generated;
-  private long carSequence;
 
   private CarOfferGenerator(Builder b) {
-    this.random = new SplittableRandom(b.seed);
+    super(b.seed, b.partners, b.duplicateShare);
     this.nowMillis = b.now.toEpochMilli();
     this.windowMillis = b.publishedWindowDays * 86_400_000L;
-    this.duplicateShare = b.duplicateShare;
-    this.partners = new String[b.partners];
-    for (int i = 0; i < partners.length; i++) {
-      partners[i] = String.format("partner-%03d", i + 1);
-    }
-    this.partnerSequences = new long[b.partners];
-    this.partnerPick = new Zipf(b.partners, 0.8);
     this.models = new Zipf[MARKS.length];
     for (int i = 0; i < MARKS.length; i++) {
       models[i] = new Zipf(MARKS[i].models.length, 1.0);
@@ -257,68 +243,20 @@ public final class CarOfferGenerator {
     return List.of(OPTIONS);
   }
 
-  /** Number of offers generated so far. */
-  public long generated() {
-    return generated;
-  }
-
-  /** The next offer. */
-  public CarOffer next() {
-    CarOffer offer;
-    int recentCount = (int) Math.min(carSequence, recent.length);
-    if (recentCount > 0 && partners.length > 1 && random.nextDouble() < duplicateShare) {
-      offer = duplicateOf(recent[random.nextInt(recentCount)]);
-    } else {
-      offer = newCar();
-      recent[(int) (carSequence % recent.length)] = offer;
-      carSequence++;
-    }
-    generated++;
-    return offer;
-  }
-
-  /** The next {@code count} offers. */
-  public List<CarOffer> next(int count) {
-    List<CarOffer> offers = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      offers.add(next());
-    }
-    return offers;
-  }
-
   /**
    * A later version of a snapshot, as a feed would show it: each offer is removed with probability
    * {@code removeShare}, else changed with probability {@code changeShare} (new price, more
    * mileage, sometimes a new description; same offer id and dedup key), else kept as is; then
    * {@code round(addShare * snapshot.size())} new offers are appended. Survivors keep their order.
    */
+  @Override
   public List<CarOffer> mutate(
       List<CarOffer> snapshot, double changeShare, double removeShare, double addShare) {
-    checkShare("changeShare", changeShare);
-    checkShare("removeShare", removeShare);
-    if (addShare < 0) {
-      throw new IllegalArgumentException("addShare must be >= 0, got " + addShare);
-    }
-    List<CarOffer> result = new ArrayList<>(snapshot.size());
-    for (CarOffer offer : snapshot) {
-      double r = random.nextDouble();
-      if (r < removeShare) {
-        continue;
-      }
-      if (r < removeShare + changeShare) {
-        result.add(changed(offer));
-      } else {
-        result.add(offer);
-      }
-    }
-    long added = Math.round(addShare * snapshot.size());
-    for (long i = 0; i < added; i++) {
-      result.add(next());
-    }
-    return result;
+    return super.mutate(snapshot, changeShare, removeShare, addShare);
   }
 
-  private CarOffer changed(CarOffer offer) {
+  @Override
+  protected CarOffer changed(CarOffer offer) {
     CarOffer.Builder b = offer.toBuilder();
     double factor = 1 + (random.nextDouble() * 0.16 - 0.1); // -10% .. +6%
     b.setPriceRub(roundPrice((long) (offer.getPriceRub() * factor)));
@@ -329,7 +267,8 @@ public final class CarOfferGenerator {
     return b.build();
   }
 
-  private CarOffer newCar() {
+  @Override
+  protected CarOffer newListing() {
     int markIndex = marks.sample(random);
     Mark mark = MARKS[markIndex];
     String model = mark.models[models[markIndex].sample(random)];
@@ -354,15 +293,12 @@ public final class CarOfferGenerator {
             .setBodyType(BODY_TYPES[bodies.sample(random)])
             .setColor(COLORS[colors.sample(random)])
             .setDedupKey(dedupKey),
-        partnerPick.sample(random));
+        pickPartner());
   }
 
-  private CarOffer duplicateOf(CarOffer original) {
-    int originalPartner = Integer.parseInt(original.getPartnerId().substring(8)) - 1;
-    int partner = partnerPick.sample(random);
-    if (partner == originalPartner) {
-      partner = (partner + 1 + random.nextInt(partners.length - 1)) % partners.length;
-    }
+  @Override
+  protected CarOffer duplicateOf(CarOffer original) {
+    int partner = otherPartner(original.getPartnerId());
     long price =
         roundPrice((long) (original.getPriceRub() * (1 + random.nextDouble() * 0.1 - 0.05)));
     CarOffer.Builder b =
@@ -376,8 +312,8 @@ public final class CarOfferGenerator {
 
   /** Fills the per-listing parts: partner, offer id, publication, description, images, options. */
   private CarOffer offer(CarOffer.Builder b, int partner) {
-    String offerId = partners[partner] + "-" + (++partnerSequences[partner]);
-    b.setPartnerId(partners[partner]).setOfferId(offerId);
+    String offerId = nextOfferId(partner);
+    b.setPartnerId(partnerId(partner)).setOfferId(offerId);
     // Denser near now: the square of a uniform variable leans towards 0.
     double u = random.nextDouble();
     b.setPublishedAtMillis(nowMillis - (long) (u * u * windowMillis) - random.nextInt(1000));
@@ -420,35 +356,7 @@ public final class CarOfferGenerator {
     return Math.max(30_000L, Math.round(price / 5_000.0) * 5_000L);
   }
 
-  private static void checkShare(String name, double share) {
-    if (!(share >= 0 && share <= 1)) {
-      throw new IllegalArgumentException(name + " must be in [0, 1], got " + share);
-    }
-  }
-
   private record Mark(String name, long basePrice, String... models) {}
-
-  /** Zipf-like sampling over {@code n} ranks: P(rank i) proportional to 1 / (i + 1)^s. */
-  private static final class Zipf {
-    private final double[] cumulative;
-
-    Zipf(int n, double s) {
-      cumulative = new double[n];
-      double sum = 0;
-      for (int i = 0; i < n; i++) {
-        sum += 1 / Math.pow(i + 1, s);
-        cumulative[i] = sum;
-      }
-      for (int i = 0; i < n; i++) {
-        cumulative[i] /= sum;
-      }
-    }
-
-    int sample(SplittableRandom random) {
-      int i = Arrays.binarySearch(cumulative, random.nextDouble());
-      return Math.min(i >= 0 ? i : -i - 1, cumulative.length - 1);
-    }
-  }
 
   /** Settings of a {@link CarOfferGenerator}. Not thread safe. */
   public static final class Builder {
@@ -477,7 +385,7 @@ public final class CarOfferGenerator {
 
     /** Share of offers that re-list a recent car under another partner (default 0.1). */
     public Builder duplicateShare(double duplicateShare) {
-      checkShare("duplicateShare", duplicateShare);
+      FeedMutation.checkShare("duplicateShare", duplicateShare);
       this.duplicateShare = duplicateShare;
       return this;
     }

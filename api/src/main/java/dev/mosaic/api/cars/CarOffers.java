@@ -1,5 +1,6 @@
 package dev.mosaic.api.cars;
 
+import dev.mosaic.api.FeedSnapshots;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -9,9 +10,7 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldType;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 
 /**
  * Conversions of {@link CarOffer}s into feed messages and partition documents of {@link
@@ -77,19 +76,10 @@ public final class CarOffers {
    */
   public static List<FeedSnapshot> snapshotsByPartner(
       List<CarOffer> cars, long snapshotId, long createdAtMillis) {
-    Map<String, FeedSnapshot.Builder> byPartner = new TreeMap<>();
-    for (CarOffer car : cars) {
-      byPartner
-          .computeIfAbsent(
-              car.getPartnerId(),
-              p ->
-                  FeedSnapshot.newBuilder()
-                      .setPartnerId(p)
-                      .setSnapshotId(snapshotId)
-                      .setCreatedAtMillis(createdAtMillis))
-          .addOffers(toOffer(car, createdAtMillis));
-    }
-    return byPartner.values().stream().map(FeedSnapshot.Builder::build).toList();
+    return FeedSnapshots.byPartner(
+        cars.stream().map(car -> toOffer(car, createdAtMillis)).toList(),
+        snapshotId,
+        createdAtMillis);
   }
 
   private static void addString(List<FieldValue> values, String field, String value) {
