@@ -227,8 +227,10 @@ public final class FeedLoader implements AutoCloseable {
     }
     SnapshotDiff diff = new SnapshotDiff(partner, snapshot, prev, pending);
     diff.run();
+    long diffed = System.nanoTime();
     deleteCount += diff.deletes;
     Exception failure = pending.await();
+    long acknowledged = System.nanoTime();
     if (failure != null) {
       throw new IOException(
           "publishing "
@@ -250,7 +252,9 @@ public final class FeedLoader implements AutoCloseable {
             deleteCount,
             diff.unchanged,
             diff.rejected,
-            (System.nanoTime() - began) / 1_000_000);
+            (System.nanoTime() - began) / 1_000_000,
+            (diffed - began) / 1_000_000,
+            (acknowledged - began) / 1_000_000);
     LOG.info("published {}", result);
     return result;
   }
@@ -511,8 +515,12 @@ public final class FeedLoader implements AutoCloseable {
    *     found when a state was rebuilt from the topic)
    * @param unchanged offers identical to the previous snapshot's
    * @param rejected offers sent to the dead-letter topic
-   * @param tookMillis from the start of the diff to the last change acknowledged and the state
-   *     written
+   * @param tookMillis from the start of the publish to its end (changes acknowledged, state
+   *     written)
+   * @param diffMillis from the start to every change handed to the producer (reading the previous
+   *     state when not in memory, the diff, the sends)
+   * @param acknowledgedMillis from the start to the last change acknowledged by Kafka (then the
+   *     state is written)
    */
   public record PublishResult(
       String partnerId,
@@ -521,7 +529,9 @@ public final class FeedLoader implements AutoCloseable {
       int deletes,
       int unchanged,
       int rejected,
-      long tookMillis) {}
+      long tookMillis,
+      long diffMillis,
+      long acknowledgedMillis) {}
 
   /**
    * A loader's immutable configuration, made by {@link Builder#build()}.
