@@ -306,9 +306,9 @@ public final class FeedLoader implements AutoCloseable {
         diffOne(offer);
       }
       prev.forEach(
-          (offerHash, fingerprint, partition) -> {
+          (offerHash, entry) -> {
             if (!next.contains(offerHash)) {
-              send(pending, partition, partner, offerHash, null);
+              send(pending, PartnerSnapshotState.partitionOf(entry), partner, offerHash, null);
               deletes++;
             }
           });
@@ -332,12 +332,12 @@ public final class FeedLoader implements AutoCloseable {
                 + "' appears twice in the snapshot; the first one is kept");
         return;
       }
-      long fingerprint = offer.fingerprint();
       int partition = offer.indexPartition(config.partitions());
-      int before = prev.partition(offerHash);
-      if (before == partition && prev.fingerprint(offerHash) == fingerprint) {
+      long entry = PartnerSnapshotState.entry(offer.fingerprint(), partition);
+      long previousEntry = prev.entry(offerHash);
+      if (previousEntry == entry) {
         // Unchanged offers passed every check when they were first published.
-        next.put(offerHash, fingerprint, partition);
+        next.putEntry(offerHash, entry);
         unchanged++;
         return;
       }
@@ -346,7 +346,8 @@ public final class FeedLoader implements AutoCloseable {
         reject(offer, null, reason);
         return;
       }
-      next.put(offerHash, fingerprint, partition);
+      next.putEntry(offerHash, entry);
+      int before = prev.partition(offerHash);
       if (before >= 0 && before != partition) {
         send(pending, before, partner, offerHash, null);
         deletes++;
@@ -635,6 +636,13 @@ public final class FeedLoader implements AutoCloseable {
       }
       if (schema == null) {
         throw new IllegalStateException("FeedLoader needs a schema to check offers against");
+      }
+      if (partitions > PartnerSnapshotState.MAX_PARTITIONS) {
+        throw new IllegalStateException(
+            "FeedLoader supports at most "
+                + PartnerSnapshotState.MAX_PARTITIONS
+                + " index partitions, got "
+                + partitions);
       }
       return new FeedLoader(
           new Config(

@@ -152,6 +152,7 @@ final class OffersTopicRecovery {
     int from = bar + 1;
     int hashAt = from + partner.length + 1;
     if (bar == 0
+        || partition >= PartnerSnapshotState.MAX_PARTITIONS
         || hashAt + 16 != key.length
         || key[hashAt - 1] != '|'
         || !java.util.Arrays.equals(key, from, from + partner.length, partner, 0, partner.length)) {

@@ -27,7 +27,7 @@ import java.util.Optional;
 final class PartnerStateFiles {
   static final int MAGIC = 0x4d534653; // "MSFS"
   static final int VERSION = 2;
-  private static final int ENTRY_BYTES = 8 + 8 + 4;
+  private static final int ENTRY_BYTES = 8 + 8;
 
   private final Path dir;
 
@@ -68,9 +68,7 @@ final class PartnerStateFiles {
     ByteBuffer out =
         ByteBuffer.allocate(4 + 4 + 4 + id.length + 4 + state.size() * ENTRY_BYTES + 8);
     out.putInt(MAGIC).putInt(VERSION).putInt(id.length).put(id).putInt(state.size());
-    state.forEach(
-        (offerHash, fingerprint, partition) ->
-            out.putLong(offerHash).putLong(fingerprint).putInt(partition));
+    state.forEach((offerHash, entry) -> out.putLong(offerHash).putLong(entry));
     out.putLong(OfferKeys.hash(out.array(), 0, out.position()));
     DurableFiles.write(fileFor(partner), out.array());
   }
@@ -127,7 +125,12 @@ final class PartnerStateFiles {
     }
     PartnerSnapshotState state = new PartnerSnapshotState(count);
     for (int i = 0; i < count; i++) {
-      state.put(in.getLong(), in.getLong(), in.getInt());
+      long offerHash = in.getLong();
+      long entry = in.getLong();
+      if (PartnerSnapshotState.partitionOf(entry) >= PartnerSnapshotState.MAX_PARTITIONS) {
+        throw new UnreadableStateException(what + " is corrupt: entry " + i + " has no partition");
+      }
+      state.putEntry(offerHash, entry);
     }
     return state;
   }

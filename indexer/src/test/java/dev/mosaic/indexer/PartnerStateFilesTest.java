@@ -30,11 +30,7 @@ class PartnerStateFilesTest {
     files.write("partner-001", state);
     PartnerSnapshotState read = files.read("partner-001").orElseThrow();
     assertThat(read.size()).isEqualTo(1000);
-    state.forEach(
-        (hash, fingerprint, partition) -> {
-          assertThat(read.fingerprint(hash)).isEqualTo(fingerprint);
-          assertThat(read.partition(hash)).isEqualTo(partition);
-        });
+    state.forEach((hash, entry) -> assertThat(read.entry(hash)).isEqualTo(entry));
     assertThat(files.read("partner-002")).isEmpty();
     try (var listing = Files.list(dir)) {
       assertThat(listing).as("no temporary file left").hasSize(1);
