@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
@@ -12,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -21,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -299,7 +303,7 @@ public final class FeedLoader implements AutoCloseable {
         } catch (WireReader.MalformedWireException e) {
           reject(
               null,
-              java.util.Arrays.copyOfRange(bytes, start, start + length),
+              Arrays.copyOfRange(bytes, start, start + length),
               "offer " + i + " of " + source + " is not a mosaic.feed.v1.Offer: " + e.getMessage());
           continue;
         }
@@ -387,7 +391,7 @@ public final class FeedLoader implements AutoCloseable {
       Offer parsed;
       try {
         parsed = offer.parse();
-      } catch (com.google.protobuf.InvalidProtocolBufferException e) {
+      } catch (InvalidProtocolBufferException e) {
         return "offer '"
             + partner
             + "/"
@@ -434,11 +438,11 @@ public final class FeedLoader implements AutoCloseable {
 
   /** A partner's previous state and the stale keys found while rebuilding it. */
   private record Recovery(
-      PartnerSnapshotState state, java.util.List<OffersTopicRecovery.OfferAt> staleKeys) {}
+      PartnerSnapshotState state, List<OffersTopicRecovery.OfferAt> staleKeys) {}
 
   private Recovery previousState(String partner) throws IOException {
     if (stateFiles == null) {
-      return new Recovery(new PartnerSnapshotState(0), java.util.List.of());
+      return new Recovery(new PartnerSnapshotState(0), List.of());
     }
     try {
       var read = stateFiles.read(partner);
@@ -451,7 +455,7 @@ public final class FeedLoader implements AutoCloseable {
       } else {
         LOG.info("partner {}: no previous snapshot, every offer is new", partner);
       }
-      return new Recovery(read.orElseGet(() -> new PartnerSnapshotState(0)), java.util.List.of());
+      return new Recovery(read.orElseGet(() -> new PartnerSnapshotState(0)), List.of());
     } catch (PartnerStateFiles.UnreadableStateException e) {
       LOG.warn(
           "partner {}: {}; rebuilding its previous snapshot from topic {}",
@@ -464,7 +468,7 @@ public final class FeedLoader implements AutoCloseable {
             new OffersTopicRecovery(
                     config.bootstrapServers(), config.offersTopic(), config.recoveryTimeout())
                 .recover(partner);
-      } catch (org.apache.kafka.common.KafkaException ke) {
+      } catch (KafkaException ke) {
         throw new IOException(
             "partner "
                 + partner

@@ -1,6 +1,7 @@
 package dev.mosaic.indexer;
 
 import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.feed.Offer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -158,7 +159,7 @@ final class OfferBytes {
   }
 
   /** Parses the whole offer (for the checks only new or changed offers go through). */
-  Offer parse() throws com.google.protobuf.InvalidProtocolBufferException {
+  Offer parse() throws InvalidProtocolBufferException {
     return Offer.parser().parseFrom(buffer, start, length);
   }
 

@@ -3,6 +3,7 @@ package dev.mosaic.indexer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,7 +11,9 @@ import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -60,7 +63,7 @@ final class OffersTopicRecovery {
   /**
    * Reads the topic up to its current end and returns the partner's offers.
    *
-   * @throws org.apache.kafka.common.KafkaException if the topic cannot be read within the timeout
+   * @throws KafkaException if the topic cannot be read within the timeout
    */
   Recovered recover(String partner) {
     long began = System.nanoTime();
@@ -79,7 +82,7 @@ final class OffersTopicRecovery {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (!reachedEnd(consumer, end)) {
         if (System.nanoTime() > deadline) {
-          throw new org.apache.kafka.common.errors.TimeoutException(
+          throw new TimeoutException(
               "reading topic " + topic + " to its end took longer than " + timeout);
         }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(POLL)) {
@@ -155,7 +158,7 @@ final class OffersTopicRecovery {
         || partition >= PartnerSnapshotState.MAX_PARTITIONS
         || hashAt + 16 != key.length
         || key[hashAt - 1] != '|'
-        || !java.util.Arrays.equals(key, from, from + partner.length, partner, 0, partner.length)) {
+        || !Arrays.equals(key, from, from + partner.length, partner, 0, partner.length)) {
       return null;
     }
     long hash = 0;
