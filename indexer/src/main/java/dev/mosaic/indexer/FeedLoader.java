@@ -138,8 +138,9 @@ public final class FeedLoader implements AutoCloseable {
       throw new IllegalStateException(
           "offers topic '" + config.offersTopic() + "' is not available: " + e.getMessage(), e);
     }
-    if (config.stateDir() != null) {
+    if (stateFiles != null) {
       Files.createDirectories(config.stateDir());
+      stateFiles.deleteTemporaryFiles();
     }
     if (config.feedsTopic() != null) {
       follower =
@@ -233,17 +234,27 @@ public final class FeedLoader implements AutoCloseable {
     diff.run();
     long diffed = System.nanoTime();
     deleteCount += diff.deletes;
-    Exception failure = pending.await();
+    // The new state goes to disk while Kafka acknowledges; it replaces the old one only after.
+    PartnerStateFiles.Staged staged = null;
+    Exception failure;
+    try {
+      staged = stateFiles == null ? null : stateFiles.stage(partner, diff.next);
+    } finally {
+      failure = pending.await();
+    }
     long acknowledged = System.nanoTime();
     if (failure != null) {
+      if (staged != null) {
+        staged.discard();
+      }
       throw new IOException(
           "publishing "
               + diff.source
               + " failed; the previous snapshot stays the base of the next diff",
           failure);
     }
-    if (stateFiles != null) {
-      stateFiles.write(partner, diff.next);
+    if (staged != null) {
+      staged.commit();
     }
     previous.put(partner, diff.next);
     upserts.increment(diff.upserts);
@@ -524,8 +535,8 @@ public final class FeedLoader implements AutoCloseable {
    *     written)
    * @param diffMillis from the start to every change handed to the producer (reading the previous
    *     state when not in memory, the diff, the sends)
-   * @param acknowledgedMillis from the start to the last change acknowledged by Kafka (then the
-   *     state is written)
+   * @param acknowledgedMillis from the start to the last change acknowledged by Kafka (the new
+   *     state is written to a temporary file meanwhile, and moved into place after)
    */
   public record PublishResult(
       String partnerId,

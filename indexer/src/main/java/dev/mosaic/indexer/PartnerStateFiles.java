@@ -1,12 +1,15 @@
 package dev.mosaic.indexer;
 
 import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.partition.PartitionLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HexFormat;
 import java.util.Optional;
 
@@ -64,13 +67,76 @@ final class PartnerStateFiles {
 
   /** Writes a partner's state durably, replacing the previous file. */
   void write(String partner, PartnerSnapshotState state) throws IOException {
+    stage(partner, state).commit();
+  }
+
+  /**
+   * Writes a partner's state to a temporary file beside its state file and forces it to disk, so
+   * that this part of the durable write can overlap with waiting for Kafka; {@link Staged#commit}
+   * then moves it into place.
+   */
+  Staged stage(String partner, PartnerSnapshotState state) throws IOException {
+    Path target = fileFor(partner);
+    Path temp = PartitionLayout.tempFileFor(target);
+    try {
+      Files.write(temp, encode(partner, state), StandardOpenOption.CREATE_NEW);
+      DurableFiles.force(temp);
+    } catch (IOException e) {
+      Files.deleteIfExists(temp);
+      throw new IOException("cannot write feed loader state file " + temp + ": " + e, e);
+    }
+    return new Staged(temp, target);
+  }
+
+  /** A state written to a temporary file, not yet in place. Not thread safe. */
+  static final class Staged {
+    private final Path temp;
+    private final Path target;
+
+    private Staged(Path temp, Path target) {
+      this.temp = temp;
+      this.target = target;
+    }
+
+    /** Renames the temporary file onto the state file atomically and forces the directory. */
+    void commit() throws IOException {
+      try {
+        DurableFiles.publish(temp, target);
+      } catch (IOException e) {
+        discard();
+        throw new IOException("cannot replace feed loader state file " + target + ": " + e, e);
+      }
+    }
+
+    /** Deletes the temporary file (the state file stays as it was). */
+    void discard() {
+      try {
+        Files.deleteIfExists(temp);
+      } catch (IOException e) {
+        // Left behind; deleteTemporaryFiles removes it on the next start.
+      }
+    }
+  }
+
+  /** Deletes temporary files left by a loader that stopped in the middle of a write. */
+  void deleteTemporaryFiles() throws IOException {
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
+      for (Path f : files) {
+        if (PartitionLayout.isTempName(f.getFileName().toString())) {
+          Files.deleteIfExists(f);
+        }
+      }
+    }
+  }
+
+  private static byte[] encode(String partner, PartnerSnapshotState state) {
     byte[] id = partner.getBytes(StandardCharsets.UTF_8);
     ByteBuffer out =
         ByteBuffer.allocate(4 + 4 + 4 + id.length + 4 + state.size() * ENTRY_BYTES + 8);
     out.putInt(MAGIC).putInt(VERSION).putInt(id.length).put(id).putInt(state.size());
     state.forEach((offerHash, entry) -> out.putLong(offerHash).putLong(entry));
     out.putLong(OfferKeys.hash(out.array(), 0, out.position()));
-    DurableFiles.write(fileFor(partner), out.array());
+    return out.array();
   }
 
   private static PartnerSnapshotState decode(Path file, String partner, byte[] bytes)

@@ -38,6 +38,20 @@ class PartnerStateFilesTest {
   }
 
   @Test
+  void aDiscardedStageLeavesTheOldStateAndNoTemporaryFile() throws Exception {
+    PartnerStateFiles files = new PartnerStateFiles(dir);
+    files.write("partner-001", randomState(5, 10));
+    PartnerStateFiles.Staged staged = files.stage("partner-001", randomState(6, 20));
+    staged.discard();
+    assertThat(files.read("partner-001").orElseThrow().size()).isEqualTo(10);
+    files.stage("partner-001", randomState(7, 30)); // a loader stopping here leaves its temp file
+    files.deleteTemporaryFiles();
+    try (var listing = Files.list(dir)) {
+      assertThat(listing).containsExactly(files.fileFor("partner-001"));
+    }
+  }
+
+  @Test
   void aVeryLongPartnerIdGetsAShortFileName() throws Exception {
     PartnerStateFiles files = new PartnerStateFiles(dir);
     String partner = "p".repeat(300);

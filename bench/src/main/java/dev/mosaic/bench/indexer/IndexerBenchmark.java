@@ -78,6 +78,12 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   @Option(names = "--work", description = "work directory (default ${DEFAULT-VALUE})")
   Path work = Path.of("bench/target/indexer-bench");
 
+  @Option(
+      names = "--rate-partitions",
+      description =
+          "partitions the one-core build rates are measured on, the first ones (default: all)")
+  int ratePartitions = Integer.MAX_VALUE;
+
   @Option(names = "--seed", description = "generator seed (default ${DEFAULT-VALUE})")
   long seed = 1;
 
@@ -108,7 +114,8 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
     // 1. Build rates on one core: full build, and merge of the previous file with the changes.
     BuildThroughput.Rates rates =
         new BuildThroughput(CarsSchema.SCHEMA, work.resolve("throughput"), IndexerBenchmark::log)
-            .measure(cycle.byPartition(cars, next, partitions));
+            .measure(
+                cycle.byPartition(cars, next, partitions, Math.min(partitions, ratePartitions)));
     deleteRecursively(work.resolve("throughput"));
 
     try (EmbeddedKafka kafka =
@@ -132,8 +139,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               .build()
               .start()) {
         long t = System.nanoTime();
-        List<byte[]> first = serialized(CarOffers.snapshotsByPartner(cars, 1, now()));
-        publishAll(loader, first);
+        publishAll(loader, serialized(CarOffers.snapshotsByPartner(cars, 1, now())));
         log("loader: first snapshots (%,d offers) published in %,d ms", offers, ms(t));
         long rawBytes = 0;
         for (CarOffer c : cars) {
@@ -265,13 +271,16 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       return new Cycle(n, partners, touched);
     }
 
-    /** Per partition: the serialized offers now, and the changed ones replacing some of them. */
+    /**
+     * For the first {@code measured} partitions: the serialized offers now, and the changed ones
+     * replacing some of them.
+     */
     List<BuildThroughput.PartitionOffers> byPartition(
-        List<CarOffer> cars, List<CarOffer> next, int partitions) {
+        List<CarOffer> cars, List<CarOffer> next, int partitions, int measured) {
       List<List<byte[]>> offers = new ArrayList<>();
       List<List<byte[]>> changed = new ArrayList<>();
       List<List<Boolean>> replaced = new ArrayList<>();
-      for (int p = 0; p < partitions; p++) {
+      for (int p = 0; p < measured; p++) {
         offers.add(new ArrayList<>());
         changed.add(new ArrayList<>());
         replaced.add(new ArrayList<>());
@@ -280,15 +289,17 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       for (int i = 0; i < cars.size(); i++) {
         int p = OfferKeys.indexPartition(cars.get(i).getDedupKey(), partitions);
         boolean differs = !next.get(i).equals(cars.get(i));
-        offers.get(p).add(CarOffers.toOffer(cars.get(i), now).toByteArray());
-        replaced.get(p).add(differs);
-        if (differs) {
-          int q = OfferKeys.indexPartition(next.get(i).getDedupKey(), partitions);
+        if (p < measured) {
+          offers.get(p).add(CarOffers.toOffer(cars.get(i), now).toByteArray());
+          replaced.get(p).add(differs);
+        }
+        int q = OfferKeys.indexPartition(next.get(i).getDedupKey(), partitions);
+        if (differs && q < measured) {
           changed.get(q).add(CarOffers.toOffer(next.get(i), now).toByteArray());
         }
       }
-      List<BuildThroughput.PartitionOffers> result = new ArrayList<>(partitions);
-      for (int p = 0; p < partitions; p++) {
+      List<BuildThroughput.PartitionOffers> result = new ArrayList<>(measured);
+      for (int p = 0; p < measured; p++) {
         boolean[] r = new boolean[replaced.get(p).size()];
         for (int i = 0; i < r.length; i++) {
           r[i] = replaced.get(p).get(i);
