@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Indexer benchmark: a real KRaft Kafka broker in-process, the feed loader and one indexer node on
 # the cars generator's offers (500k offers, 1024 index partitions, 32 Kafka partitions, 1% changed).
-# Measures rebuild throughput on one core (docs/s), the node's heap bytes of state per offer against
-# the raw serialized offer bytes, and the time from a changed feed snapshot arriving to the last
-# changed partition file written (default 1 s debounce, all cores). Ends with
-#   RESULT indexer docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<> snapshot_to_files_ms=<>
-# Extra arguments go to the tool, e.g. --offers 100000 --changed 0.05 --debounce-ms 200.
+# Measures full-build and merge rates on one core (DatabaseUpdate), the node's heap bytes of state
+# per offer against the raw serialized offer bytes, the loader's diff (changed snapshots arriving to
+# the last change published), the time to the last changed partition file written (default 1 s
+# debounce, all cores) and the node's rebuilds per changed partition. Ends with
+#   RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<>
+#     diff_ms=<> snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>
+# and exits non-zero when not every changed partition was rebuilt.
+# Extra arguments go to the tool, e.g. --offers 2000000, or --offers 100000 --changed 0.05.
 # Environment: HEAP (default 6g).
 # The output is kept in bench/target/results/indexer.txt and drawn into bench/results/indexer.png.
 set -euo pipefail
@@ -29,8 +32,12 @@ XML
 
 CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 mkdir -p bench/target/results
+set +e # keep the tool's exit status, draw the chart either way
 java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" \
   -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
+status=${PIPESTATUS[0]}
+set -e
 NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/indexer.txt \
   || echo "WARNING: the chart of bench/target/results/indexer.txt was not drawn (reason above)" >&2
+exit "$status"

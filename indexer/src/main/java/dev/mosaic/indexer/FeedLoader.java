@@ -1,21 +1,18 @@
 package dev.mosaic.indexer;
 
-import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
+import dev.mosaic.format.Schema;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -23,23 +20,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.consumer.CloseOptions;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,17 +35,30 @@ import org.slf4j.LoggerFactory;
  * (upserts), plus a tombstone for every offer that disappeared or moved to another index partition.
  * Keys and routing follow {@link OfferKeys}.
  *
- * <p>Every offer is checked before it is published: it needs an offer id, a dedup key, the
- * snapshot's partner (or none, then the snapshot's is used), a unique offer id in the snapshot, and
- * it must map to a document of the schema ({@link OfferDocuments}). An offer failing a check goes
- * to the dead-letter topic with the reason, and counts as absent from the snapshot. An offer
- * unchanged since the previous snapshot is not mapped again (it was when it first came).
+ * <p><b>Diff by fingerprint.</b> A snapshot is read offer by offer from its serialized bytes
+ * ({@link SnapshotBytes}, {@link OfferBytes}): for each offer only its id, dedup key and a
+ * fingerprint of its wire bytes (ignoring {@code partner_id} and {@code observed_at_millis}) are
+ * taken, and compared with the previous snapshot's ({@link PartnerSnapshotState}). An unchanged
+ * offer is never parsed into an object nor serialized again; a new or changed one is parsed,
+ * checked and published as the bytes it came in (with the partner id and observation time added
+ * when missing). {@link #publish(byte[])} and {@link #publish(Path)} take the bytes as they arrive;
+ * {@link #publish(FeedSnapshot)} serializes the snapshot once first.
  *
- * <p>What is remembered of the previous snapshot: per offer, the hashes of its id and content and
- * its partition ({@link PartnerSnapshotState}, ~37 bytes per offer), in memory and, when a {@link
- * Builder#stateDir state directory} is given, in one file per partner written after each snapshot
- * is fully acknowledged by Kafka. Without a state directory, a restarted loader republishes the
- * next snapshot in full and cannot delete offers that disappeared meanwhile.
+ * <p><b>Checks.</b> Every offer needs an offer id, a dedup key, the snapshot's partner (or none),
+ * and a unique offer id in the snapshot; a new or changed offer must also be within {@link
+ * FeedMessageLimits} and map to a document of the schema ({@link OfferDocuments}). An offer failing
+ * a check goes to the dead-letter topic with the reason and counts as absent from the snapshot.
+ *
+ * <p><b>State.</b> With a {@link Builder#stateDir state directory}, each partner's state is written
+ * durably ({@link PartnerStateFiles}) once the snapshot is acknowledged by Kafka, then becomes the
+ * base of the next diff. A state file that cannot be read (truncated, corrupt, another version) is
+ * rebuilt from the compacted offers topic ({@link OffersTopicRecovery}) with a log line naming the
+ * file and the reason. Without a state directory, a restarted loader republishes the next snapshot
+ * in full and cannot delete offers that disappeared meanwhile.
+ *
+ * <p><b>Feeds topic.</b> With {@link Builder#feedsTopic}, snapshots arriving there are published as
+ * they come ({@link FeedFollower}); one that keeps failing is dead-lettered after {@link
+ * SnapshotRetry#maxAttempts()} tries and the next one flows.
  *
  * <p>Lifecycle: LATENT → STARTED → CLOSED by CAS. Thread safety: safe for concurrent use; snapshots
  * of one partner are published one at a time, different partners in parallel. NOTE: run one loader
@@ -77,25 +75,31 @@ public final class FeedLoader implements AutoCloseable {
   }
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
-  private final Builder config;
+  private final Config config;
   private final Map<String, Object> partnerLocks = new ConcurrentHashMap<>();
   private final Map<String, PartnerSnapshotState> previous = new ConcurrentHashMap<>();
+  private final PartnerStateFiles stateFiles;
+  private final ThreadLocal<OfferBytes> offerReaders = ThreadLocal.withInitial(OfferBytes::new);
   private final Counter upserts;
   private final Counter deletes;
   private final Counter rejected;
-  private volatile boolean running;
-  private Thread feedsThread;
-  private KafkaConsumer<byte[], byte[]> feedsConsumer;
+  private final Counter recoveries;
+  private FeedFollower follower;
   private KafkaProducer<byte[], byte[]> producer;
   private DeadLetterPublisher deadLetters;
   private int kafkaPartitions;
 
-  private FeedLoader(Builder builder) {
-    this.config = builder;
-    MeterRegistry registry = builder.meterRegistry;
+  private FeedLoader(Config config) {
+    this.config = config;
+    this.stateFiles = config.stateDir() == null ? null : new PartnerStateFiles(config.stateDir());
+    MeterRegistry registry = config.meterRegistry();
     this.upserts = Counter.builder("mosaic.feedloader.upserts").register(registry);
     this.deletes = Counter.builder("mosaic.feedloader.deletes").register(registry);
     this.rejected = Counter.builder("mosaic.feedloader.rejected").register(registry);
+    this.recoveries =
+        Counter.builder("mosaic.feedloader.state.recoveries")
+            .description("partner states rebuilt from the offers topic")
+            .register(registry);
   }
 
   /** A builder; bootstrap servers and schema are required. */
@@ -114,328 +118,389 @@ public final class FeedLoader implements AutoCloseable {
       throw new IllegalStateException("FeedLoader cannot start: it is " + state.get());
     }
     Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers);
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 << 20));
-    p.putAll(config.producerProperties);
+    p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(128L << 20));
+    p.putAll(config.producerProperties());
     producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     deadLetters =
         new DeadLetterPublisher(
-            producer, config.deadLetterTopic, "loader", "feed-loader", config.meterRegistry);
+            producer, config.deadLetterTopic(), "loader", "feed-loader", config.meterRegistry());
     try {
-      kafkaPartitions = producer.partitionsFor(config.offersTopic).size();
+      kafkaPartitions = producer.partitionsFor(config.offersTopic()).size();
     } catch (RuntimeException e) {
       close();
       throw new IllegalStateException(
-          "offers topic '" + config.offersTopic + "' is not available: " + e.getMessage(), e);
+          "offers topic '" + config.offersTopic() + "' is not available: " + e.getMessage(), e);
     }
-    if (config.stateDir != null) {
-      Files.createDirectories(config.stateDir);
+    if (stateFiles != null) {
+      Files.createDirectories(config.stateDir());
+      stateFiles.deleteTemporaryFiles();
     }
-    if (config.feedsTopic != null) {
-      Properties cp = new Properties();
-      cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers);
-      cp.put(ConsumerConfig.GROUP_ID_CONFIG, config.feedsGroupId);
-      cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-      cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-      cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
-      cp.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(256 << 20));
-      cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(256 << 20));
-      cp.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "600000");
-      feedsConsumer =
-          new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      running = true;
-      feedsThread = Thread.ofPlatform().name("feed-loader-feeds").start(this::followFeeds);
+    if (config.feedsTopic() != null) {
+      follower =
+          new FeedFollower(
+                  config.bootstrapServers(),
+                  config.feedsTopic(),
+                  config.feedsGroupId(),
+                  config.retry(),
+                  this::publish,
+                  deadLetters,
+                  rejected,
+                  Counter.builder("mosaic.feedloader.snapshot.failures")
+                      .description("failed tries to publish a snapshot from the feeds topic")
+                      .register(config.meterRegistry()))
+              .start();
     }
     LOG.info(
         "feed loader started: topic {} ({} Kafka partitions), {} index partitions, schema v{}",
-        config.offersTopic,
+        config.offersTopic(),
         kafkaPartitions,
-        config.partitions,
-        config.schema.version());
+        config.partitions(),
+        config.schema().version());
     return this;
-  }
-
-  /**
-   * Follows the feeds topic: each record is one partner's full snapshot, published as {@link
-   * #publish(FeedSnapshot)} does. An unparseable record is dead-lettered; a snapshot that fails to
-   * publish is retried (its offset is committed only once published).
-   */
-  private void followFeeds() {
-    try {
-      feedsConsumer.subscribe(List.of(config.feedsTopic));
-      while (running) {
-        ConsumerRecords<byte[], byte[]> records = feedsConsumer.poll(Duration.ofMillis(200));
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          String source = r.topic() + "/" + r.partition() + "@" + r.offset();
-          TopicPartition tp = new TopicPartition(r.topic(), r.partition());
-          try {
-            FeedSnapshot snapshot;
-            try {
-              snapshot = FeedSnapshot.parseFrom(r.value() == null ? new byte[0] : r.value());
-              OfferKeys.checkPartnerId(snapshot.getPartnerId());
-            } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-              rejected.increment();
-              deadLetters.publish(
-                  r.key(), r.value(), source, "not a usable FeedSnapshot: " + e.getMessage());
-              commit(tp, r.offset() + 1);
-              continue;
-            }
-            publish(snapshot);
-            commit(tp, r.offset() + 1);
-          } catch (IOException e) {
-            LOG.error("publishing the snapshot at {} failed; retrying it", source, e);
-            feedsConsumer.seek(tp, r.offset());
-            break;
-          }
-        }
-      }
-    } catch (WakeupException e) {
-      if (running) {
-        LOG.error("feeds consumer woken up unexpectedly", e);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      LOG.error("following the feeds topic failed; snapshots there are no longer loaded", e);
-    } finally {
-      feedsConsumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
-    }
-  }
-
-  private void commit(TopicPartition tp, long next) {
-    feedsConsumer.commitSync(Map.of(tp, new OffsetAndMetadata(next)));
   }
 
   /**
    * Publishes a snapshot file (one serialized {@link FeedSnapshot}).
    *
-   * @throws IOException if the file cannot be read or parsed (naming the file), or Kafka fails
+   * @throws IOException if the file cannot be read or is not a snapshot (naming the file), or Kafka
+   *     fails
    */
   public PublishResult publish(Path snapshotFile) throws IOException, InterruptedException {
-    FeedSnapshot snapshot;
-    try (InputStream in = Files.newInputStream(snapshotFile)) {
-      snapshot = FeedSnapshot.parseFrom(in);
-    } catch (InvalidProtocolBufferException e) {
-      throw new IOException(
-          "snapshot file " + snapshotFile + " is not a FeedSnapshot: " + e.getMessage(), e);
+    SnapshotBytes snapshot;
+    try {
+      snapshot = SnapshotBytes.read(Files.readAllBytes(snapshotFile));
+    } catch (IllegalArgumentException e) {
+      throw new IOException("snapshot file " + snapshotFile + ": " + e.getMessage(), e);
     }
     return publish(snapshot);
   }
 
   /**
+   * Publishes a snapshot as it arrived (one serialized {@link FeedSnapshot}); the fast path: no
+   * unchanged offer is parsed.
+   *
+   * @throws IllegalArgumentException if the bytes are not a snapshot or it has no valid partner id
+   * @throws IOException if Kafka did not acknowledge every change
+   */
+  public PublishResult publish(byte[] serializedSnapshot) throws IOException, InterruptedException {
+    return publish(SnapshotBytes.read(serializedSnapshot));
+  }
+
+  /**
    * Diffs a partner's full snapshot against the previous one and publishes the changes, waiting
    * until Kafka acknowledged all of them. Only then does the snapshot become the partner's previous
-   * one; on failure the next publish diffs against the same old snapshot again.
+   * one; on failure the next publish diffs against the same old snapshot again. Serializes the
+   * snapshot once; {@link #publish(byte[])} avoids even that.
    *
    * @throws IllegalArgumentException if the snapshot has no valid partner id
    * @throws IOException if Kafka did not acknowledge every change
    */
   public PublishResult publish(FeedSnapshot snapshot) throws IOException, InterruptedException {
+    OfferKeys.checkPartnerId(snapshot.getPartnerId());
+    return publish(SnapshotBytes.read(snapshot.toByteArray()));
+  }
+
+  private PublishResult publish(SnapshotBytes snapshot) throws IOException, InterruptedException {
     checkStarted();
-    String partner = snapshot.getPartnerId();
+    String partner = snapshot.partnerId();
     OfferKeys.checkPartnerId(partner);
     synchronized (partnerLocks.computeIfAbsent(partner, k -> new Object())) {
       return publishLocked(partner, snapshot);
     }
   }
 
-  private PublishResult publishLocked(String partner, FeedSnapshot snapshot)
+  private PublishResult publishLocked(String partner, SnapshotBytes snapshot)
       throws IOException, InterruptedException {
     long began = System.nanoTime();
-    PartnerSnapshotState prev = previousState(partner);
-    PartnerSnapshotState next = new PartnerSnapshotState(snapshot.getOffersCount());
-    List<Future<RecordMetadata>> sent = new ArrayList<>();
-    int upsertCount = 0;
+    PendingSends pending = new PendingSends();
     int deleteCount = 0;
-    int unchanged = 0;
-    int rejectedCount = 0;
-    String source = "snapshot " + partner + "/" + snapshot.getSnapshotId();
-    long now = config.clock.millis();
-    for (Offer offer : snapshot.getOffersList()) {
-      String reason = checkIdentity(partner, offer, next);
-      if (reason == null) {
-        reason = FeedMessageLimits.DEFAULT.check(offer);
-      }
-      long offerHash = 0;
-      long contentHash = 0;
-      int partition = -1;
-      byte[] content = null;
-      if (reason == null) {
-        content = contentBytes(partner, offer);
-        offerHash = OfferKeys.hash(offer.getOfferId());
-        contentHash = OfferKeys.hash(content, 0, content.length);
-        partition = OfferKeys.indexPartition(offer.getDedupKey(), config.partitions);
-        boolean unchangedOffer =
-            prev.partition(offerHash) == partition && prev.contentHash(offerHash) == contentHash;
-        if (!unchangedOffer) {
-          // Unchanged offers passed this check when they were first published.
-          reason = checkDocument(offer);
-        }
-      }
-      if (reason != null) {
-        rejectedCount++;
-        rejected.increment();
-        byte[] key =
-            offer.getOfferId().isEmpty()
-                ? null
-                : offer.getOfferId().getBytes(StandardCharsets.UTF_8);
-        deadLetters.publish(key, offer.toByteArray(), source, reason);
-        continue;
-      }
-      next.put(offerHash, contentHash, partition);
-      int before = prev.partition(offerHash);
-      if (before == partition && prev.contentHash(offerHash) == contentHash) {
-        unchanged++;
-        continue;
-      }
-      if (before >= 0 && before != partition) {
-        sent.add(send(before, OfferKeys.recordKey(before, partner, offerHash), null));
+    PartnerSnapshotState prev = previous.get(partner);
+    if (prev == null) {
+      Recovery recovery = previousState(partner);
+      prev = recovery.state();
+      for (OffersTopicRecovery.OfferAt stale : recovery.staleKeys()) {
+        send(pending, stale.partition(), partner, stale.offerHash(), null);
         deleteCount++;
       }
-      sent.add(
-          send(
-              partition,
-              OfferKeys.recordKey(partition, partner, offerHash),
-              withObservedAt(
-                  content, offer.getObservedAtMillis() != 0 ? offer.getObservedAtMillis() : now)));
-      upsertCount++;
     }
-    int[] removed = {0};
-    prev.forEach(
-        (offerHash, partition) -> {
-          if (!next.contains(offerHash)) {
-            sent.add(send(partition, OfferKeys.recordKey(partition, partner, offerHash), null));
-            removed[0]++;
-          }
-        });
-    deleteCount += removed[0];
-    producer.flush();
-    for (Future<RecordMetadata> f : sent) {
-      try {
-        f.get();
-      } catch (ExecutionException e) {
-        throw new IOException(
-            "publishing "
-                + source
-                + " failed; the previous snapshot stays the base of the next diff",
-            e.getCause());
+    SnapshotDiff diff = new SnapshotDiff(partner, snapshot, prev, pending);
+    diff.run();
+    long diffed = System.nanoTime();
+    deleteCount += diff.deletes;
+    // The new state goes to disk while Kafka acknowledges; it replaces the old one only after.
+    PartnerStateFiles.Staged staged = null;
+    Exception failure;
+    try {
+      staged = stateFiles == null ? null : stateFiles.stage(partner, diff.next);
+    } finally {
+      failure = pending.await();
+    }
+    long acknowledged = System.nanoTime();
+    if (failure != null) {
+      if (staged != null) {
+        staged.discard();
       }
+      throw new IOException(
+          "publishing "
+              + diff.source
+              + " failed; the previous snapshot stays the base of the next diff",
+          failure);
     }
-    previous.put(partner, next);
-    if (config.stateDir != null) {
-      next.writeTo(stateFile(partner));
+    if (staged != null) {
+      staged.commit();
     }
-    upserts.increment(upsertCount);
+    previous.put(partner, diff.next);
+    upserts.increment(diff.upserts);
     deletes.increment(deleteCount);
     PublishResult result =
         new PublishResult(
             partner,
-            snapshot.getSnapshotId(),
-            upsertCount,
+            snapshot.snapshotId(),
+            diff.upserts,
             deleteCount,
-            unchanged,
-            rejectedCount,
-            (System.nanoTime() - began) / 1_000_000);
+            diff.unchanged,
+            diff.rejected,
+            (System.nanoTime() - began) / 1_000_000,
+            (diffed - began) / 1_000_000,
+            (acknowledged - began) / 1_000_000);
     LOG.info("published {}", result);
     return result;
   }
 
-  /** The reason an offer's identity is unusable, or null when it is fine. */
-  private String checkIdentity(String partner, Offer offer, PartnerSnapshotState seen) {
-    String id = "offer '" + partner + "/" + offer.getOfferId() + "'";
-    if (offer.getOfferId().isEmpty()) {
-      return "offer of partner '" + partner + "' has no offer_id";
-    }
-    if (!offer.getPartnerId().isEmpty() && !offer.getPartnerId().equals(partner)) {
-      return id
-          + " names partner '"
-          + offer.getPartnerId()
-          + "' in a snapshot of '"
-          + partner
-          + "'";
-    }
-    if (offer.getDedupKey().isEmpty()) {
-      return id + " has no dedup_key";
-    }
-    if (seen.contains(OfferKeys.hash(offer.getOfferId()))) {
-      return id + " appears twice in the snapshot; the first one is kept";
-    }
-    return null;
-  }
-
-  /** The reason an offer does not map to a document of the schema, or null when it does. */
-  private String checkDocument(Offer offer) {
-    try {
-      OfferDocuments.toDocument(config.schema, offer);
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
-    }
-    return null;
-  }
-
-  private Future<RecordMetadata> send(int indexPartition, byte[] key, byte[] value) {
-    return producer.send(
-        new ProducerRecord<>(
-            config.offersTopic,
-            OfferKeys.kafkaPartition(indexPartition, kafkaPartitions),
-            key,
-            value));
-  }
-
   /**
-   * The offer serialized with the snapshot's partner id and without the observation time: what its
-   * content hash is taken over, and the prefix of what is published.
+   * One snapshot's diff against the previous state: sends upserts and tombstones as it goes and
+   * builds the next state. Confined to the publishing thread.
    */
-  static byte[] contentBytes(String partner, Offer offer) {
-    if (offer.getObservedAtMillis() == 0 && offer.getPartnerId().equals(partner)) {
-      return offer.toByteArray();
-    }
-    return offer.toBuilder().setPartnerId(partner).clearObservedAtMillis().build().toByteArray();
-  }
+  private final class SnapshotDiff {
+    final String partner;
+    final byte[] partnerUtf8;
+    final SnapshotBytes snapshot;
+    final PartnerSnapshotState prev;
+    final PartnerSnapshotState next;
+    final PendingSends pending;
+    final String source;
+    final long now = config.clock().millis();
+    int upserts;
+    int deletes;
+    int unchanged;
+    int rejected;
 
-  /**
-   * Appends {@code observed_at_millis} to an offer serialized without it, so the offer is
-   * serialized once, not twice. Protobuf parsers accept fields in any order, so this is the same
-   * message; while it is the highest-numbered field it is even the same bytes.
-   */
-  static byte[] withObservedAt(byte[] content, long observedAtMillis) {
-    int extra =
-        CodedOutputStream.computeInt64Size(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
-    byte[] out = Arrays.copyOf(content, content.length + extra);
-    CodedOutputStream tail = CodedOutputStream.newInstance(out, content.length, extra);
-    try {
-      tail.writeInt64(Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER, observedAtMillis);
-      tail.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot append observed_at_millis", e);
+    SnapshotDiff(
+        String partner, SnapshotBytes snapshot, PartnerSnapshotState prev, PendingSends pending) {
+      this.partner = partner;
+      this.partnerUtf8 = partner.getBytes(StandardCharsets.UTF_8);
+      this.snapshot = snapshot;
+      this.prev = prev;
+      this.next = new PartnerSnapshotState(snapshot.offerCount());
+      this.pending = pending;
+      this.source = "snapshot " + partner + "/" + snapshot.snapshotId();
     }
-    return out;
-  }
 
-  private PartnerSnapshotState previousState(String partner) throws IOException {
-    PartnerSnapshotState s = previous.get(partner);
-    if (s != null) {
-      return s;
-    }
-    if (config.stateDir != null) {
-      Path file = stateFile(partner);
-      if (Files.exists(file)) {
-        s = PartnerSnapshotState.readFrom(file);
-        LOG.info(
-            "partner {}: previous snapshot of {} offers read from {}", partner, s.size(), file);
-        return s;
+    void run() {
+      OfferBytes offer = offerReaders.get();
+      byte[] bytes = snapshot.bytes();
+      for (int i = 0; i < snapshot.offerCount(); i++) {
+        int start = snapshot.offerStart(i);
+        int length = snapshot.offerLength(i);
+        try {
+          offer.read(bytes, start, length);
+        } catch (WireReader.MalformedWireException e) {
+          reject(
+              null,
+              Arrays.copyOfRange(bytes, start, start + length),
+              "offer " + i + " of " + source + " is not a mosaic.feed.v1.Offer: " + e.getMessage());
+          continue;
+        }
+        diffOne(offer);
       }
+      prev.forEach(
+          (offerHash, entry) -> {
+            if (!next.contains(offerHash)) {
+              send(pending, PartnerSnapshotState.partitionOf(entry), partner, offerHash, null);
+              deletes++;
+            }
+          });
     }
-    return new PartnerSnapshotState(0);
+
+    private void diffOne(OfferBytes offer) {
+      String reason = checkIdentity(offer);
+      if (reason != null) {
+        reject(offer, null, reason);
+        return;
+      }
+      long offerHash = offer.offerIdHash();
+      if (next.contains(offerHash)) {
+        reject(
+            offer,
+            null,
+            "offer '"
+                + partner
+                + "/"
+                + offer.offerId()
+                + "' appears twice in the snapshot; the first one is kept");
+        return;
+      }
+      int partition = offer.indexPartition(config.partitions());
+      long entry = PartnerSnapshotState.entry(offer.fingerprint(), partition);
+      long previousEntry = prev.entry(offerHash);
+      if (previousEntry == entry) {
+        // Unchanged offers passed every check when they were first published.
+        next.putEntry(offerHash, entry);
+        unchanged++;
+        return;
+      }
+      reason = checkContent(offer);
+      if (reason != null) {
+        reject(offer, null, reason);
+        return;
+      }
+      next.putEntry(offerHash, entry);
+      int before = prev.partition(offerHash);
+      if (before >= 0 && before != partition) {
+        send(pending, before, partner, offerHash, null);
+        deletes++;
+      }
+      send(pending, partition, partner, offerHash, offer.publishedValue(partnerUtf8, now));
+      upserts++;
+    }
+
+    /** The reason an offer's identity is unusable, or null when it is fine. */
+    private String checkIdentity(OfferBytes offer) {
+      if (!offer.hasOfferId()) {
+        return "offer of partner '" + partner + "' has no offer_id";
+      }
+      if (offer.hasPartnerId() && !offer.partnerIdEquals(partnerUtf8)) {
+        return "offer '"
+            + partner
+            + "/"
+            + offer.offerId()
+            + "' names partner '"
+            + offer.partnerId()
+            + "' in a snapshot of '"
+            + partner
+            + "'";
+      }
+      if (!offer.hasDedupKey()) {
+        return "offer '" + partner + "/" + offer.offerId() + "' has no dedup_key";
+      }
+      return null;
+    }
+
+    /** Why a new or changed offer cannot be published, or null: limits, parsing, the schema. */
+    private String checkContent(OfferBytes offer) {
+      String tooBig = config.limits().checkSize(offer.length());
+      if (tooBig != null) {
+        return "offer '" + partner + "/" + offer.offerId() + "': " + tooBig;
+      }
+      Offer parsed;
+      try {
+        parsed = offer.parse();
+      } catch (InvalidProtocolBufferException e) {
+        return "offer '"
+            + partner
+            + "/"
+            + offer.offerId()
+            + "' is not a mosaic.feed.v1.Offer: "
+            + e.getMessage();
+      }
+      String reason = config.limits().check(parsed);
+      if (reason != null) {
+        return reason;
+      }
+      try {
+        OfferDocuments.toDocument(config.schema(), parsed);
+      } catch (IllegalArgumentException e) {
+        return e.getMessage();
+      }
+      return null;
+    }
+
+    private void reject(OfferBytes offer, byte[] value, String reason) {
+      rejected++;
+      FeedLoader.this.rejected.increment();
+      byte[] key = offer == null || !offer.hasOfferId() ? null : offer.offerIdBytes();
+      deadLetters.publish(key, offer == null ? value : offer.copy(), source, reason);
+    }
   }
 
-  private Path stateFile(String partner) {
-    return config.stateDir.resolve(URLEncoder.encode(partner, StandardCharsets.UTF_8) + ".state");
+  private void send(
+      PendingSends pending, int indexPartition, String partner, long offerHash, byte[] value) {
+    ProducerRecord<byte[], byte[]> record =
+        new ProducerRecord<>(
+            config.offersTopic(),
+            OfferKeys.kafkaPartition(indexPartition, kafkaPartitions),
+            OfferKeys.recordKey(indexPartition, partner, offerHash),
+            value);
+    pending.add();
+    try {
+      producer.send(record, pending);
+    } catch (RuntimeException e) {
+      pending.cancel();
+      throw e;
+    }
+  }
+
+  /** A partner's previous state and the stale keys found while rebuilding it. */
+  private record Recovery(
+      PartnerSnapshotState state, List<OffersTopicRecovery.OfferAt> staleKeys) {}
+
+  private Recovery previousState(String partner) throws IOException {
+    if (stateFiles == null) {
+      return new Recovery(new PartnerSnapshotState(0), List.of());
+    }
+    try {
+      var read = stateFiles.read(partner);
+      if (read.isPresent()) {
+        LOG.info(
+            "partner {}: previous snapshot of {} offers read from {}",
+            partner,
+            read.get().size(),
+            stateFiles.fileFor(partner));
+      } else {
+        LOG.info("partner {}: no previous snapshot, every offer is new", partner);
+      }
+      return new Recovery(read.orElseGet(() -> new PartnerSnapshotState(0)), List.of());
+    } catch (PartnerStateFiles.UnreadableStateException e) {
+      LOG.warn(
+          "partner {}: {}; rebuilding its previous snapshot from topic {}",
+          partner,
+          e.getMessage(),
+          config.offersTopic());
+      OffersTopicRecovery.Recovered r;
+      try {
+        r =
+            new OffersTopicRecovery(
+                    config.bootstrapServers(), config.offersTopic(), config.recoveryTimeout())
+                .recover(partner);
+      } catch (KafkaException ke) {
+        throw new IOException(
+            "partner "
+                + partner
+                + ": state unreadable and topic "
+                + config.offersTopic()
+                + " could not be read: "
+                + ke.getMessage(),
+            ke);
+      }
+      recoveries.increment();
+      LOG.warn(
+          "partner {}: previous snapshot of {} offers rebuilt from topic {} ({} records read in {}"
+              + " ms, {} stale keys to tombstone)",
+          partner,
+          r.state().size(),
+          config.offersTopic(),
+          r.recordsRead(),
+          r.elapsedMillis(),
+          r.staleKeys().size());
+      return new Recovery(r.state(), r.staleKeys());
+    }
   }
 
   private void checkStarted() {
@@ -444,20 +509,14 @@ public final class FeedLoader implements AutoCloseable {
     }
   }
 
-  /** Flushes and closes the producer; idempotent. */
+  /** Stops following the feeds topic, flushes and closes the producer; idempotent. */
   @Override
   public void close() {
     if (state.getAndSet(State.CLOSED) == State.CLOSED) {
       return;
     }
-    running = false;
-    if (feedsThread != null) {
-      feedsConsumer.wakeup();
-      try {
-        feedsThread.join(TimeUnit.SECONDS.toMillis(30));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    if (follower != null) {
+      follower.close();
     }
     if (producer != null) {
       producer.close();
@@ -468,9 +527,16 @@ public final class FeedLoader implements AutoCloseable {
    * What one snapshot changed.
    *
    * @param upserts new or changed offers published
-   * @param deletes tombstones published (removed offers, and old keys of moved offers)
+   * @param deletes tombstones published (removed offers, old keys of moved offers, and stale keys
+   *     found when a state was rebuilt from the topic)
    * @param unchanged offers identical to the previous snapshot's
    * @param rejected offers sent to the dead-letter topic
+   * @param tookMillis from the start of the publish to its end (changes acknowledged, state
+   *     written)
+   * @param diffMillis from the start to every change handed to the producer (reading the previous
+   *     state when not in memory, the diff, the sends)
+   * @param acknowledgedMillis from the start to the last change acknowledged by Kafka (the new
+   *     state is written to a temporary file meanwhile, and moved into place after)
    */
   public record PublishResult(
       String partnerId,
@@ -479,7 +545,36 @@ public final class FeedLoader implements AutoCloseable {
       int deletes,
       int unchanged,
       int rejected,
-      long tookMillis) {}
+      long tookMillis,
+      long diffMillis,
+      long acknowledgedMillis) {}
+
+  /**
+   * A loader's immutable configuration, made by {@link Builder#build()}.
+   *
+   * @param stateDir where partners' states are kept, or null for memory only
+   * @param feedsTopic a topic of snapshots to follow, or null
+   * @param recoveryTimeout how long rebuilding a state from the offers topic may take
+   */
+  record Config(
+      String bootstrapServers,
+      String offersTopic,
+      String deadLetterTopic,
+      int partitions,
+      Schema schema,
+      MeterRegistry meterRegistry,
+      Path stateDir,
+      String feedsTopic,
+      String feedsGroupId,
+      Map<String, String> producerProperties,
+      Clock clock,
+      SnapshotRetry retry,
+      FeedMessageLimits limits,
+      Duration recoveryTimeout) {
+    Config {
+      producerProperties = Map.copyOf(producerProperties);
+    }
+  }
 
   /** Configures a {@link FeedLoader}. Not thread safe. */
   public static final class Builder extends OfferPipelineBuilder<Builder> {
@@ -488,6 +583,8 @@ public final class FeedLoader implements AutoCloseable {
     private String feedsGroupId = OfferTopics.FEED_LOADER_GROUP;
     private final Map<String, String> producerProperties = new HashMap<>();
     private Clock clock = Clock.systemUTC();
+    private SnapshotRetry retry = SnapshotRetry.DEFAULT;
+    private Duration recoveryTimeout = Duration.ofMinutes(10);
 
     private Builder() {}
 
@@ -520,6 +617,21 @@ public final class FeedLoader implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How snapshots from the feeds topic are retried before being dead-lettered (default {@link
+     * SnapshotRetry#DEFAULT}).
+     */
+    public Builder retry(SnapshotRetry retry) {
+      this.retry = Objects.requireNonNull(retry);
+      return this;
+    }
+
+    /** How long rebuilding an unreadable state from the offers topic may take (default 10 min). */
+    public Builder recoveryTimeout(Duration timeout) {
+      this.recoveryTimeout = Objects.requireNonNull(timeout);
+      return this;
+    }
+
     /** Overrides one Kafka producer property. */
     public Builder producerProperty(String key, String value) {
       producerProperties.put(key, value);
@@ -540,7 +652,29 @@ public final class FeedLoader implements AutoCloseable {
       if (schema == null) {
         throw new IllegalStateException("FeedLoader needs a schema to check offers against");
       }
-      return new FeedLoader(this);
+      if (partitions > PartnerSnapshotState.MAX_PARTITIONS) {
+        throw new IllegalStateException(
+            "FeedLoader supports at most "
+                + PartnerSnapshotState.MAX_PARTITIONS
+                + " index partitions, got "
+                + partitions);
+      }
+      return new FeedLoader(
+          new Config(
+              bootstrapServers,
+              offersTopic,
+              deadLetterTopic,
+              partitions,
+              schema,
+              meterRegistry,
+              stateDir,
+              feedsTopic,
+              feedsGroupId,
+              producerProperties,
+              clock,
+              retry,
+              FeedMessageLimits.DEFAULT,
+              recoveryTimeout));
     }
   }
 }

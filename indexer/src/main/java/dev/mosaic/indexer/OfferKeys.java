@@ -51,6 +51,22 @@ public final class OfferKeys {
   }
 
   /**
+   * The index partition of a dedup key given as UTF-8 bytes (a range of {@code bytes}): the same
+   * value as {@link #indexPartition(String, int)} for the decoded key.
+   *
+   * @throws IllegalArgumentException if the key is empty or {@code partitions < 1}
+   */
+  public static int indexPartition(byte[] bytes, int offset, int length, int partitions) {
+    if (length == 0) {
+      throw new IllegalArgumentException("dedup key must not be empty");
+    }
+    if (partitions < 1) {
+      throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
+    }
+    return (int) Long.remainderUnsigned(HASH.hash(bytes, offset, length, 0L), partitions);
+  }
+
+  /**
    * The Kafka partition carrying an index partition: {@code indexPartition mod kafkaPartitions}.
    */
   public static int kafkaPartition(int indexPartition, int kafkaPartitions) {
@@ -69,6 +85,11 @@ public final class OfferKeys {
   /** xxHash64 (seed 0) of a byte range. */
   public static long hash(byte[] bytes, int offset, int length) {
     return HASH.hash(bytes, offset, length, 0L);
+  }
+
+  /** xxHash64 of a byte range with a seed (to chain hashes of consecutive ranges). */
+  static long hash(byte[] bytes, int offset, int length, long seed) {
+    return HASH.hash(bytes, offset, length, seed);
   }
 
   /**

@@ -1,97 +1,92 @@
 package dev.mosaic.indexer;
 
-import it.unimi.dsi.fastutil.longs.Long2IntOpenHashMap;
 import it.unimi.dsi.fastutil.longs.Long2LongMap;
 import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import it.unimi.dsi.fastutil.objects.ObjectIterator;
 
 /**
  * What the feed loader remembers of a partner's previous snapshot: per offer (by the hash of its
- * id), the hash of its content and its index partition. Two primitive maps, about 37 bytes per
- * offer; enough to tell new, changed, moved and removed offers apart and to address tombstones.
+ * id), one long packing the high 48 bits of its fingerprint ({@link OfferBytes#fingerprint()}) and
+ * its index partition in the low 16 bits. One primitive map, about 21 bytes per offer at fastutil's
+ * default load factor; enough to tell new, changed, moved and removed offers apart and to address
+ * tombstones. Kept on disk by {@link PartnerStateFiles}.
+ *
+ * <p>Index partitions must be below {@value #MAX_PARTITIONS}. A change escapes the diff only if the
+ * 48 fingerprint bits of the old and new content collide (about 2^-48 per changed offer).
  *
  * <p>Thread safety: not thread safe; the loader confines one partner's state to one publish at a
  * time.
  */
 final class PartnerSnapshotState {
-  private static final int MAGIC = 0x4d534653; // "MSFS"
-  private final Long2LongOpenHashMap contentHashes;
-  private final Long2IntOpenHashMap partitions;
+  /** Partitions are stored in 15 bits, so no entry equals the map's "absent" value -1. */
+  static final int MAX_PARTITIONS = 1 << 15;
+
+  private static final long PARTITION_BITS = 0xFFFFL;
+  private static final long ABSENT = -1L;
+  private final Long2LongOpenHashMap entries;
 
   PartnerSnapshotState(int expected) {
-    contentHashes = new Long2LongOpenHashMap(expected);
-    partitions = new Long2IntOpenHashMap(expected);
-    partitions.defaultReturnValue(-1);
+    entries = new Long2LongOpenHashMap(expected);
+    entries.defaultReturnValue(ABSENT);
+  }
+
+  /** The packed entry of a fingerprint and a partition. */
+  static long entry(long fingerprint, int partition) {
+    if (partition < 0 || partition >= MAX_PARTITIONS) {
+      throw new IllegalArgumentException(
+          "index partition " + partition + " is outside [0, " + MAX_PARTITIONS + ")");
+    }
+    return (fingerprint & ~PARTITION_BITS) | partition;
+  }
+
+  /** The partition of a packed entry. */
+  static int partitionOf(long entry) {
+    return (int) (entry & PARTITION_BITS);
   }
 
   int size() {
-    return contentHashes.size();
+    return entries.size();
   }
 
   boolean contains(long offerHash) {
-    return contentHashes.containsKey(offerHash);
+    return entries.containsKey(offerHash);
   }
 
-  long contentHash(long offerHash) {
-    return contentHashes.get(offerHash);
+  /** The offer's packed entry, or -1 when the state does not hold it. */
+  long entry(long offerHash) {
+    return entries.get(offerHash);
   }
 
+  /** The offer's index partition, or -1 when the state does not hold it. */
   int partition(long offerHash) {
-    return partitions.get(offerHash);
+    long e = entries.get(offerHash);
+    return e == ABSENT ? -1 : partitionOf(e);
   }
 
-  void put(long offerHash, long contentHash, int partition) {
-    contentHashes.put(offerHash, contentHash);
-    partitions.put(offerHash, partition);
+  void put(long offerHash, long fingerprint, int partition) {
+    entries.put(offerHash, entry(fingerprint, partition));
   }
 
-  /** Calls back for every offer: hash of its id and its partition. */
+  /** Puts an entry made by {@link #entry(long, int)} (or read back from a state file). */
+  void putEntry(long offerHash, long entry) {
+    if (entry == ABSENT || partitionOf(entry) >= MAX_PARTITIONS) {
+      throw new IllegalArgumentException("not a state entry: " + Long.toHexString(entry));
+    }
+    entries.put(offerHash, entry);
+  }
+
+  /** Calls back for every offer: hash of its id and packed entry. */
   void forEach(OfferVisitor visitor) {
-    for (Long2LongMap.Entry e : contentHashes.long2LongEntrySet()) {
-      visitor.visit(e.getLongKey(), partitions.get(e.getLongKey()));
+    for (ObjectIterator<Long2LongMap.Entry> it = entries.long2LongEntrySet().fastIterator();
+        it.hasNext(); ) {
+      Long2LongMap.Entry e = it.next();
+      visitor.visit(e.getLongKey(), e.getLongValue());
     }
   }
 
+  /** One offer of a state. */
+  @FunctionalInterface
   interface OfferVisitor {
-    void visit(long offerHash, int partition);
-  }
-
-  /** Writes the state atomically (temporary file, then rename). */
-  void writeTo(Path file) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    try (DataOutputStream out =
-        new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16))) {
-      out.writeInt(MAGIC);
-      out.writeInt(size());
-      for (Long2LongMap.Entry e : contentHashes.long2LongEntrySet()) {
-        out.writeLong(e.getLongKey());
-        out.writeLong(e.getLongValue());
-        out.writeInt(partitions.get(e.getLongKey()));
-      }
-    }
-    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-  }
-
-  /** Reads a state written by {@link #writeTo}. */
-  static PartnerSnapshotState readFrom(Path file) throws IOException {
-    try (DataInputStream in =
-        new DataInputStream(new BufferedInputStream(Files.newInputStream(file), 1 << 16))) {
-      if (in.readInt() != MAGIC) {
-        throw new IOException("not a feed loader state file: " + file);
-      }
-      int n = in.readInt();
-      PartnerSnapshotState state = new PartnerSnapshotState(n);
-      for (int i = 0; i < n; i++) {
-        state.put(in.readLong(), in.readLong(), in.readInt());
-      }
-      return state;
-    }
+    void visit(long offerHash, long entry);
   }
 }

@@ -42,18 +42,7 @@ class FeedLoaderTest {
   }
 
   private static FeedLoader loader(String topic, Path stateDir) throws Exception {
-    try (var admin = kafka.admin()) {
-      OfferTopics.create(admin, topic, K, topic + "-dlq", (short) 1);
-    }
-    return FeedLoader.builder()
-        .bootstrapServers(kafka.bootstrapServers())
-        .offersTopic(topic)
-        .deadLetterTopic(topic + "-dlq")
-        .partitions(P)
-        .schema(CarsSchema.SCHEMA)
-        .stateDir(stateDir)
-        .build()
-        .start();
+    return KafkaTestSupport.loaderOn(kafka, topic, P, K).stateDir(stateDir).build().start();
   }
 
   @Test
@@ -174,17 +163,6 @@ class FeedLoaderTest {
           .startsWith("not a usable FeedSnapshot");
       assertThat(header(dlq.getFirst(), OfferTopics.SOURCE_HEADER)).isEqualTo("feeds-in/0@0");
     }
-  }
-
-  @Test
-  void publishedBytesAreTheOfferWithItsObservationTime() throws Exception {
-    Offer offer = snapshot(cars(15, 1), 1).getOffers(0).toBuilder().setObservedAtMillis(0).build();
-    byte[] content = FeedLoader.contentBytes(offer.getPartnerId(), offer);
-    byte[] published = FeedLoader.withObservedAt(content, 1_700_000_000_123L);
-    Offer expected = offer.toBuilder().setObservedAtMillis(1_700_000_000_123L).build();
-    assertThat(Offer.parseFrom(published)).isEqualTo(expected);
-    assertThat(published).isEqualTo(expected.toByteArray());
-    assertThat(FeedLoader.contentBytes(offer.getPartnerId(), expected)).isEqualTo(content);
   }
 
   static String key(CarOffer car) {

@@ -2,6 +2,7 @@ package dev.mosaic.indexer;
 
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
+import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.embedded.EmbeddedKafka;
@@ -44,6 +45,25 @@ final class KafkaTestSupport {
               });
     }
     return records;
+  }
+
+  /**
+   * A feed loader builder on {@code topic} (created with {@code kafkaPartitions} partitions if
+   * missing, and its dead-letter topic {@code <topic>-dlq}), for the cars schema.
+   */
+  static FeedLoader.Builder loaderOn(
+      EmbeddedKafka kafka, String topic, int partitions, int kafkaPartitions) {
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, topic, kafkaPartitions, topic + "-dlq", (short) 1);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topic " + topic, e);
+    }
+    return FeedLoader.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .offersTopic(topic)
+        .deadLetterTopic(topic + "-dlq")
+        .partitions(partitions)
+        .schema(CarsSchema.SCHEMA);
   }
 
   /** {@code count} car offers of one partner, seeded, no duplicates. */

@@ -1,22 +1,15 @@
 package dev.mosaic.bench.indexer;
 
-import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
-import dev.mosaic.api.feed.Offer;
 import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.embedded.EmbeddedKafka;
-import dev.mosaic.format.DatabaseBuilder;
-import dev.mosaic.format.Document;
 import dev.mosaic.indexer.FeedLoader;
-import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
-import dev.mosaic.partition.PartitionManifest;
-import dev.mosaic.partition.PartitionSender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -27,38 +20,36 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The indexer load tool: a real KRaft broker in this JVM, a {@link FeedLoader} and one {@link
- * IndexerNode}, on the cars generator's offers. Measures
+ * The indexer load tool: a real KRaft broker in this JVM, a {@link FeedLoader} and one indexer node
+ * ({@link NodeUnderTest}), on the cars generator's offers. Measures
  *
  * <ol>
- *   <li>rebuild throughput: documents per second on one core, for exactly the node's rebuild work
- *       (parse the stored offer, map it to a document, add it, write the partition file), over all
- *       partitions on one thread, after a warm-up pass;
+ *   <li>build rates on one core ({@link BuildThroughput}): a full build of every partition, and a
+ *       merge of every partition's previous file with the cycle's changes;
  *   <li>state heap per offer: the heap retained by the node once it has restored every offer (GC'd
  *       heap after minus before, so consumer buffers count against it), against the mean serialized
  *       offer size;
- *   <li>snapshot to files: from the moment the changed partners' snapshots start being published
- *       (1% of the offers changed) to the moment the last changed partition's file is written, with
- *       the node's default debounce (1 s) and all cores rebuilding.
+ *   <li>the cycle: the changed partners' serialized snapshots (1% of the offers changed) arrive at
+ *       the loader; the diff is the time until the loader has published (Kafka acknowledged) the
+ *       last upsert or tombstone, snapshot to files the time until the last changed partition's
+ *       file is written (node default debounce 1 s, all cores); rebuilds per changed partition
+ *       count the node's files for those partitions.
  * </ol>
  *
- * Ends with {@code RESULT indexer docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<>
- * snapshot_to_files_ms=<>}.
+ * Ends with {@code RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<>
+ * raw_bytes_per_offer=<> diff_ms=<> snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>};
+ * exits with status 1 when not every changed partition was rebuilt.
  */
 @Command(name = "indexer-benchmark", mixinStandardHelpOptions = true)
 public final class IndexerBenchmark implements java.util.concurrent.Callable<Integer> {
@@ -87,6 +78,12 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   @Option(names = "--work", description = "work directory (default ${DEFAULT-VALUE})")
   Path work = Path.of("bench/target/indexer-bench");
 
+  @Option(
+      names = "--rate-partitions",
+      description =
+          "partitions the one-core build rates are measured on, the first ones (default: all)")
+  int ratePartitions = Integer.MAX_VALUE;
+
   @Option(names = "--seed", description = "generator seed (default ${DEFAULT-VALUE})")
   long seed = 1;
 
@@ -108,9 +105,18 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       progress.advance();
     }
     progress.done();
+    List<CarOffer> next = generator.mutate(cars, changed, 0, 0);
+    Cycle cycle = Cycle.of(cars, next, partitions);
+    log(
+        "%,d offers changed (%,d partners, %,d partitions)",
+        cycle.changedOffers(), cycle.changedPartners().size(), cycle.changedPartitions().size());
 
-    // 1. Rebuild throughput on one core, on the node's exact rebuild path.
-    double docsPerSecond = rebuildThroughput(cars);
+    // 1. Build rates on one core: full build, and merge of the previous file with the changes.
+    BuildThroughput.Rates rates =
+        new BuildThroughput(CarsSchema.SCHEMA, work.resolve("throughput"), IndexerBenchmark::log)
+            .measure(
+                cycle.byPartition(cars, next, partitions, Math.min(partitions, ratePartitions)));
+    deleteRecursively(work.resolve("throughput"));
 
     try (EmbeddedKafka kafka =
         EmbeddedKafka.builder()
@@ -128,49 +134,34 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               .bootstrapServers(kafka.bootstrapServers())
               .partitions(partitions)
               .schema(CarsSchema.SCHEMA)
+              .stateDir(work.resolve("loader"))
               .meterRegistry(registry)
               .build()
               .start()) {
         long t = System.nanoTime();
-        long rawBytes = 0;
-        publishAll(loader, CarOffers.snapshotsByPartner(cars, 1, System.currentTimeMillis()));
+        publishAll(loader, serialized(CarOffers.snapshotsByPartner(cars, 1, now())));
         log("loader: first snapshots (%,d offers) published in %,d ms", offers, ms(t));
+        long rawBytes = 0;
         for (CarOffer c : cars) {
-          rawBytes += CarOffers.toOffer(c, System.currentTimeMillis()).getSerializedSize();
+          rawBytes += CarOffers.toOffer(c, now()).getSerializedSize();
         }
         double rawPerOffer = (double) rawBytes / offers;
 
         // 2. State heap per offer: heap before the node vs after it restored everything.
         long heapBefore = usedHeapAfterGc();
-        Map<Integer, Long> lastFileNanos = new ConcurrentHashMap<>();
-        AtomicLong files = new AtomicLong();
-        PartitionSender sender =
-            (id, file) ->
-                CompletableFuture.completedFuture(
-                    new PartitionSender.DeliveryReport(id, Map.of("bench", "local"), Map.of()));
         long started = System.nanoTime();
-        try (IndexerNode node =
-            IndexerNode.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .partitions(partitions)
-                .schema(CarsSchema.SCHEMA)
-                .outputDir(work.resolve("files"))
-                .sender(sender)
-                .manifest(PartitionManifest.inMemory())
-                .debounce(Duration.ofMillis(debounceMillis))
-                .retainVersions(1)
-                .meterRegistry(registry)
-                .rebuildListener(
-                    (id, file, documents) -> {
-                      lastFileNanos.put(id.partition(), System.nanoTime());
-                      files.incrementAndGet();
-                    })
-                .build()
-                .start()) {
-          awaitQuiet(node, files, Duration.ofMinutes(30));
+        try (NodeUnderTest node =
+            new NodeUnderTest(
+                kafka.bootstrapServers(),
+                partitions,
+                CarsSchema.SCHEMA,
+                work.resolve("files"),
+                debounceMillis,
+                registry)) {
+          node.awaitQuiet(Duration.ofMinutes(30));
           log(
               "node: restored %,d offers and built %,d partition files in %,d ms",
-              node.offerCount(), files.get(), ms(started));
+              node.offerCount(), node.files(), ms(started));
           long heapAfter = usedHeapAfterGc();
           double statePerOffer = (double) (heapAfter - heapBefore) / node.offerCount();
           log(
@@ -180,148 +171,202 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               (double) node.stateBytes() / node.offerCount(),
               (double) node.rawOfferBytes() / node.offerCount());
 
-          // 3. 1% of the offers change; time from publishing to the last changed file written.
-          List<CarOffer> next = generator.mutate(cars, changed, 0, 0);
-          Set<Integer> changedPartitions = new HashSet<>();
-          Set<String> changedPartners = new HashSet<>();
-          List<CarOffer> changedCars = new ArrayList<>();
-          for (int i = 0; i < next.size(); i++) {
-            if (!next.get(i).equals(cars.get(i))) {
-              changedCars.add(next.get(i));
-              changedPartners.add(next.get(i).getPartnerId());
-              changedPartitions.add(
-                  OfferKeys.indexPartition(next.get(i).getDedupKey(), partitions));
-            }
-          }
-          List<FeedSnapshot> snapshots =
-              CarOffers.snapshotsByPartner(next, 2, System.currentTimeMillis()).stream()
-                  .filter(s -> changedPartners.contains(s.getPartnerId()))
-                  .toList();
-          log(
-              "%,d offers changed (%,d partners, %,d partitions)",
-              changedCars.size(), changedPartners.size(), changedPartitions.size());
-          long filesBefore = files.get();
+          // 3. The cycle: the changed partners' snapshots arrive as bytes.
+          List<byte[]> arriving =
+              serialized(
+                  CarOffers.snapshotsByPartner(next, 2, now()).stream()
+                      .filter(s -> cycle.changedPartners().contains(s.getPartnerId()))
+                      .toList());
+          long filesBefore = node.files();
+          node.mark();
           long t0 = System.nanoTime();
-          int upserts = publishAll(loader, snapshots);
-          long published = System.nanoTime();
-          awaitQuiet(node, files, Duration.ofMinutes(10));
+          Published published = publishAll(loader, arriving);
+          long allReturnedMs = ms(t0);
+          long diffMs = Math.max(0, (published.lastAcknowledgedNanos() - t0) / 1_000_000);
+          node.awaitQuiet(Duration.ofMinutes(10));
           long rebuilt = 0;
+          long rebuildsOfChanged = 0;
           long last = t0;
-          for (int p : changedPartitions) {
-            Long at = lastFileNanos.get(p);
-            if (at != null && at > t0) {
+          for (int p : cycle.changedPartitions()) {
+            AtomicInteger n = node.rebuildsSinceMark().get(p);
+            if (n != null) {
               rebuilt++;
-              last = Math.max(last, at);
+              rebuildsOfChanged += n.get();
+              last = Math.max(last, node.lastFileNanos(p));
             }
           }
+          long rebuildsOfOthers =
+              node.rebuildsSinceMark().entrySet().stream()
+                  .filter(e -> !cycle.changedPartitions().contains(e.getKey()))
+                  .mapToLong(e -> e.getValue().get())
+                  .sum();
           long snapshotToFilesMs = (last - t0) / 1_000_000;
+          double rebuildsPerChanged =
+              cycle.changedPartitions().isEmpty()
+                  ? 0
+                  : (double) rebuildsOfChanged / cycle.changedPartitions().size();
           log(
-              "snapshot to files: %,d upserts published in %,d ms; %,d of %,d changed partitions"
-                  + " rebuilt (%,d files); last file %,d ms after the snapshot arrived",
-              upserts,
-              (published - t0) / 1_000_000,
+              "diff: %,d snapshots (%,d bytes) in, %,d upserts and %,d tombstones acknowledged"
+                  + " %,d ms after they arrived, every state file written after %,d ms (%d"
+                  + " threads; summed over partners: diff and sends %,d ms, waiting for acks %,d"
+                  + " ms, state files %,d ms)",
+              arriving.size(),
+              arriving.stream().mapToLong(b -> b.length).sum(),
+              published.upserts(),
+              published.deletes(),
+              diffMs,
+              allReturnedMs,
+              publishThreads,
+              published.diffMillis(),
+              published.ackWaitMillis(),
+              published.stateMillis());
+          log(
+              "snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
+                  + " partitions); last file %,d ms after the snapshots arrived",
               rebuilt,
-              changedPartitions.size(),
-              files.get() - filesBefore,
+              cycle.changedPartitions().size(),
+              node.files() - filesBefore,
+              rebuildsOfOthers,
               snapshotToFilesMs);
-          log(
-              "node rebuild timer: %,d rebuilds, mean %.1f ms",
-              registry.get("mosaic.indexer.rebuild.duration").timer().count(),
-              registry.get("mosaic.indexer.rebuild.duration").timer().mean(TimeUnit.MILLISECONDS));
+          log("node rebuild timer: %s", node.rebuildTimer());
           System.out.printf(
-              "RESULT indexer docs_per_s=%.0f state_bytes_per_offer=%.0f raw_bytes_per_offer=%.0f"
-                  + " snapshot_to_files_ms=%d%n",
-              docsPerSecond, statePerOffer, rawPerOffer, snapshotToFilesMs);
+              "RESULT indexer docs_per_s=%.0f merge_docs_per_s=%.0f state_bytes_per_offer=%.0f"
+                  + " raw_bytes_per_offer=%.0f diff_ms=%d snapshot_to_files_ms=%d"
+                  + " rebuilds_per_changed_partition=%.2f%n",
+              rates.fullDocsPerSecond(),
+              rates.mergeCarriedPerSecond(),
+              statePerOffer,
+              rawPerOffer,
+              diffMs,
+              snapshotToFilesMs,
+              rebuildsPerChanged);
           log("machine: %d cores, %s", cores, System.getProperty("java.vm.version"));
+          if (rebuilt < cycle.changedPartitions().size()) {
+            System.err.printf(
+                "FAILED: only %d of %d changed partitions were rebuilt%n",
+                rebuilt, cycle.changedPartitions().size());
+            return 1;
+          }
         }
       }
     }
     return 0;
   }
 
-  /** Publishes partners' snapshots in parallel (one loader, several partners at once). */
-  private int publishAll(FeedLoader loader, List<FeedSnapshot> snapshots) throws Exception {
-    try (ExecutorService pool = Executors.newFixedThreadPool(publishThreads)) {
-      List<Future<FeedLoader.PublishResult>> results = new ArrayList<>();
-      for (FeedSnapshot s : snapshots) {
-        results.add(pool.submit(() -> loader.publish(s)));
-      }
-      int upserts = 0;
-      for (Future<FeedLoader.PublishResult> r : results) {
-        upserts += r.get().upserts();
-      }
-      return upserts;
-    }
-  }
-
-  /** One thread rebuilding every partition as the node does; the second of two passes counts. */
-  private double rebuildThroughput(List<CarOffer> cars) throws IOException {
-    List<List<byte[]>> byPartition = new ArrayList<>(partitions);
-    for (int p = 0; p < partitions; p++) {
-      byPartition.add(new ArrayList<>());
-    }
-    long now = System.currentTimeMillis();
-    for (CarOffer c : cars) {
-      byPartition
-          .get(OfferKeys.indexPartition(c.getDedupKey(), partitions))
-          .add(CarOffers.toOffer(c, now).toByteArray());
-    }
-    Path dir = Files.createDirectories(work.resolve("throughput"));
-    double docsPerSecond = 0;
-    for (int pass = 1; pass <= 2; pass++) {
-      long t = System.nanoTime();
-      long docs = 0;
-      long mapping = 0;
-      long writing = 0;
-      for (int p = 0; p < partitions; p++) {
-        long m = System.nanoTime();
-        List<Document> documents = new ArrayList<>(byPartition.get(p).size());
-        for (byte[] bytes : byPartition.get(p)) {
-          documents.add(OfferDocuments.toDocument(CarsSchema.SCHEMA, Offer.parseFrom(bytes)));
+  /** What a cycle changes: offers, their partners and partitions (old and new). */
+  private record Cycle(
+      int changedOffers, Set<String> changedPartners, Set<Integer> changedPartitions) {
+    static Cycle of(List<CarOffer> cars, List<CarOffer> next, int partitions) {
+      Set<String> partners = new HashSet<>();
+      Set<Integer> touched = new HashSet<>();
+      int n = 0;
+      for (int i = 0; i < next.size(); i++) {
+        if (!next.get(i).equals(cars.get(i))) {
+          n++;
+          partners.add(next.get(i).getPartnerId());
+          touched.add(OfferKeys.indexPartition(next.get(i).getDedupKey(), partitions));
+          touched.add(OfferKeys.indexPartition(cars.get(i).getDedupKey(), partitions));
         }
-        long w = System.nanoTime();
-        mapping += w - m;
-        DatabaseBuilder builder = DatabaseBuilder.create(CarsSchema.SCHEMA);
-        documents.forEach(builder::add);
-        builder.writeTo(dir.resolve(p + ".yocto"));
-        writing += System.nanoTime() - w;
-        docs += builder.documentCount();
       }
-      double seconds = (System.nanoTime() - t) / 1e9;
-      docsPerSecond = docs / seconds;
-      log(
-          "rebuild pass %d: %,d documents in %,d partitions on one thread in %.1f s: %,.0f docs/s"
-              + " (parse and map offers %.1f s, build and write files %.1f s)",
-          pass, docs, partitions, seconds, docsPerSecond, mapping / 1e9, writing / 1e9);
+      return new Cycle(n, partners, touched);
     }
-    deleteRecursively(dir);
-    return docsPerSecond;
+
+    /**
+     * For the first {@code measured} partitions: the serialized offers now, and the changed ones
+     * replacing some of them.
+     */
+    List<BuildThroughput.PartitionOffers> byPartition(
+        List<CarOffer> cars, List<CarOffer> next, int partitions, int measured) {
+      List<List<byte[]>> offers = new ArrayList<>();
+      List<List<byte[]>> changed = new ArrayList<>();
+      List<List<Boolean>> replaced = new ArrayList<>();
+      for (int p = 0; p < measured; p++) {
+        offers.add(new ArrayList<>());
+        changed.add(new ArrayList<>());
+        replaced.add(new ArrayList<>());
+      }
+      long now = now();
+      for (int i = 0; i < cars.size(); i++) {
+        int p = OfferKeys.indexPartition(cars.get(i).getDedupKey(), partitions);
+        boolean differs = !next.get(i).equals(cars.get(i));
+        if (p < measured) {
+          offers.get(p).add(CarOffers.toOffer(cars.get(i), now).toByteArray());
+          replaced.get(p).add(differs);
+        }
+        int q = OfferKeys.indexPartition(next.get(i).getDedupKey(), partitions);
+        if (differs && q < measured) {
+          changed.get(q).add(CarOffers.toOffer(next.get(i), now).toByteArray());
+        }
+      }
+      List<BuildThroughput.PartitionOffers> result = new ArrayList<>(measured);
+      for (int p = 0; p < measured; p++) {
+        boolean[] r = new boolean[replaced.get(p).size()];
+        for (int i = 0; i < r.length; i++) {
+          r[i] = replaced.get(p).get(i);
+        }
+        result.add(new BuildThroughput.PartitionOffers(offers.get(p), changed.get(p), r));
+      }
+      return result;
+    }
   }
 
   /**
-   * Waits until the node is idle and no file was written for three debounces (so changes still in
-   * flight in Kafka have had their chance).
+   * What publishing a set of snapshots took.
+   *
+   * @param lastAcknowledgedNanos when Kafka acknowledged the last change ({@link System#nanoTime})
+   * @param diffMillis summed over partners: diff and sends
+   * @param ackWaitMillis summed over partners: waiting for the acknowledgements
+   * @param stateMillis summed over partners: writing the state files
    */
-  private void awaitQuiet(IndexerNode node, AtomicLong files, Duration timeout)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long quietNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(3 * debounceMillis, 1500));
-    long seen = -1;
-    long since = System.nanoTime();
-    while (System.nanoTime() < deadline) {
-      long n = files.get();
-      if (n != seen || !node.isIdle()) {
-        seen = n;
-        since = System.nanoTime();
-      } else if (System.nanoTime() - since > quietNanos) {
-        return;
+  private record Published(
+      long upserts,
+      long deletes,
+      long lastAcknowledgedNanos,
+      long diffMillis,
+      long ackWaitMillis,
+      long stateMillis) {}
+
+  private record Timed(long startNanos, FeedLoader.PublishResult result) {}
+
+  /**
+   * Publishes partners' serialized snapshots in parallel (one loader, several partners at once).
+   */
+  private Published publishAll(FeedLoader loader, List<byte[]> snapshots) throws Exception {
+    try (ExecutorService pool = Executors.newFixedThreadPool(publishThreads)) {
+      List<Future<Timed>> results = new ArrayList<>();
+      for (byte[] s : snapshots) {
+        results.add(
+            pool.submit(
+                () -> {
+                  long start = System.nanoTime();
+                  return new Timed(start, loader.publish(s));
+                }));
       }
-      if (node.failure().isPresent()) {
-        throw new IllegalStateException("indexer failed", node.failure().get());
+      long upserts = 0;
+      long deletes = 0;
+      long last = 0;
+      long diff = 0;
+      long ack = 0;
+      long state = 0;
+      for (Future<Timed> f : results) {
+        FeedLoader.PublishResult r = f.get().result();
+        upserts += r.upserts();
+        deletes += r.deletes();
+        last = Math.max(last, f.get().startNanos() + r.acknowledgedMillis() * 1_000_000);
+        diff += r.diffMillis();
+        ack += r.acknowledgedMillis() - r.diffMillis();
+        state += r.tookMillis() - r.acknowledgedMillis();
       }
-      Thread.sleep(20); // polling a load tool's progress, not synchronizing threads
+      return new Published(upserts, deletes, last, diff, ack, state);
     }
-    throw new IllegalStateException("indexer not idle within " + timeout);
+  }
+
+  private static List<byte[]> serialized(List<FeedSnapshot> snapshots) {
+    return snapshots.stream().map(FeedSnapshot::toByteArray).toList();
+  }
+
+  private static long now() {
+    return System.currentTimeMillis();
   }
 
   private static long usedHeapAfterGc() throws InterruptedException {
@@ -340,7 +385,11 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   }
 
   private static void log(String format, Object... args) {
-    System.out.printf("[indexer-bench] " + format + "%n", args);
+    log(String.format(format, args));
+  }
+
+  private static void log(String line) {
+    System.out.println("[indexer-bench] " + line);
   }
 
   private static void deleteRecursively(Path root) throws IOException {

@@ -1,0 +1,113 @@
+package dev.mosaic.bench.indexer;
+
+import dev.mosaic.api.OfferDocuments;
+import dev.mosaic.api.feed.Offer;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseUpdate;
+import dev.mosaic.format.Document;
+import dev.mosaic.format.Schema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Partition build rates on one thread, through {@link DatabaseUpdate} as a rebuild uses it:
+ *
+ * <ul>
+ *   <li><b>full build</b>: per partition, parse every stored offer, map it to a document, {@link
+ *       DatabaseUpdate#fresh} + add, write the file; documents per second;
+ *   <li><b>merge</b>: per partition, open the full build's file as the base, keep every document
+ *       whose offer did not change, add the changed offers (parsed and mapped), write the file;
+ *       carried-over documents per second.
+ * </ul>
+ *
+ * Each runs twice; the second pass counts. Files are written without fsync ({@link
+ * DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and an fsync per partition file
+ * measures the disk (the node's files, timed in snapshot to files, are fsync'd).
+ *
+ * <p>Thread safety: not thread safe; one instance per measurement.
+ */
+final class BuildThroughput {
+  /** One partition's offers: the current ones, and which of them the next cycle replaces. */
+  record PartitionOffers(List<byte[]> offers, List<byte[]> changed, boolean[] replaced) {}
+
+  record Rates(double fullDocsPerSecond, double mergeCarriedPerSecond) {}
+
+  private final Schema schema;
+  private final Path dir;
+  private final Consumer<String> log;
+
+  BuildThroughput(Schema schema, Path dir, Consumer<String> log) {
+    this.schema = schema;
+    this.dir = dir;
+    this.log = log;
+  }
+
+  Rates measure(List<PartitionOffers> partitions) throws IOException {
+    Files.createDirectories(dir);
+    double full = 0;
+    for (int pass = 1; pass <= 2; pass++) {
+      long t = System.nanoTime();
+      long docs = 0;
+      for (int p = 0; p < partitions.size(); p++) {
+        DatabaseUpdate update = DatabaseUpdate.fresh(schema);
+        for (byte[] offer : partitions.get(p).offers()) {
+          update.add(document(offer));
+        }
+        docs += update.fsync(false).writeTo(base(p)).documents();
+      }
+      double seconds = (System.nanoTime() - t) / 1e9;
+      full = docs / seconds;
+      log.accept(
+          String.format(
+              "full build pass %d: %,d documents in %,d partitions on one thread in %.1f s: %,.0f"
+                  + " docs/s",
+              pass, docs, partitions.size(), seconds, full));
+    }
+    double merge = 0;
+    for (int pass = 1; pass <= 2; pass++) {
+      long t = System.nanoTime();
+      long carried = 0;
+      long added = 0;
+      for (int p = 0; p < partitions.size(); p++) {
+        PartitionOffers po = partitions.get(p);
+        try (Database base = Database.open(base(p))) {
+          DatabaseUpdate update = DatabaseUpdate.on(base);
+          for (int i = 0; i < po.offers().size(); i++) {
+            if (!po.replaced()[i]) {
+              update.keep(i);
+            }
+          }
+          for (byte[] offer : po.changed()) {
+            update.add(document(offer));
+          }
+          DatabaseUpdate.Summary s = update.fsync(false).writeTo(merged(p));
+          carried += s.carriedOver();
+          added += s.added();
+        }
+      }
+      double seconds = (System.nanoTime() - t) / 1e9;
+      merge = carried / seconds;
+      log.accept(
+          String.format(
+              "merge pass %d: %,d documents carried over and %,d added in %,d partitions on one"
+                  + " thread in %.2f s: %,.0f carried-over docs/s",
+              pass, carried, added, partitions.size(), seconds, merge));
+    }
+    return new Rates(full, merge);
+  }
+
+  private Document document(byte[] offer) throws IOException {
+    return OfferDocuments.toDocument(schema, Offer.parseFrom(offer));
+  }
+
+  private Path base(int partition) {
+    return dir.resolve(partition + ".mosaic");
+  }
+
+  private Path merged(int partition) {
+    return dir.resolve(partition + ".next.mosaic");
+  }
+}
