@@ -1,7 +1,7 @@
 package dev.mosaic.bench.indexer;
 
 import dev.mosaic.format.Schema;
-import dev.mosaic.indexer.InMemoryIndexManifest;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.partition.PartitionSender;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -54,7 +54,7 @@ final class NodeUnderTest implements AutoCloseable {
             .schema(schema)
             .outputDir(outputDir)
             .sender(sender)
-            .manifest(new InMemoryIndexManifest())
+            .manifest(PartitionManifest.inMemory())
             .debounce(Duration.ofMillis(debounceMillis))
             .retainVersions(1)
             .meterRegistry(registry)
