@@ -217,6 +217,9 @@ final class PartitionState {
         forget(k);
       }
     }
+    if (changes.isEmpty()) {
+      changes.trim(); // give back a restore's table
+    }
   }
 
   private void setBase(PartitionFileId file, long[] k, long[] c, int[] p, int[] l) {

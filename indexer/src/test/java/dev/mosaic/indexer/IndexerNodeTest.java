@@ -659,6 +659,41 @@ class IndexerNodeTest {
         .isEqualTo(1);
   }
 
+  @Test
+  void filesWhoseVersionCannotBeRecordedAreNotLeftBehind() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(35);
+    loader.publish(snapshot(cars, 1));
+    FailingManifest failing = new FailingManifest(manifest);
+    failing.failing(true);
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender, b -> b.manifest(failing));
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    await().atMost(WAIT).until(() -> failing.failedRecords() >= 2 * nonEmpty.size());
+    assertThat(filesIn(dir.resolve("a"))).as("nothing written survives a failed record").isEmpty();
+    assertThat(sender.delivered()).isEmpty();
+
+    failing.failing(false);
+    await().atMost(WAIT).until(node::isIdle);
+    List<Path> files = filesIn(dir.resolve("a"));
+    assertThat(files).hasSize(nonEmpty.size());
+    for (int p : nonEmpty) {
+      assertThat(files)
+          .contains(
+              new dev.mosaic.partition.PartitionLayout(dir.resolve("a"))
+                  .file(manifest.latest(CarsSchema.VERSION, p).orElseThrow().id()));
+    }
+  }
+
+  private static List<Path> filesIn(Path root) throws Exception {
+    if (!java.nio.file.Files.exists(root)) {
+      return List.of();
+    }
+    try (var walk = java.nio.file.Files.walk(root)) {
+      return walk.filter(java.nio.file.Files::isRegularFile).toList();
+    }
+  }
+
   private void upsert(KafkaProducer<byte[], byte[]> producer, CarOffer car) throws Exception {
     int p = partitionOf(car);
     send(
