@@ -1,6 +1,7 @@
 package dev.mosaic.bench.transport;
 
 import dev.mosaic.transport.ClusterCertificates;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.TransportNode;
@@ -58,8 +59,8 @@ public final class TransportBench {
 
   private static boolean tls = true;
 
-  private static TransportSecurity security(String nodeId) {
-    return tls ? CA.forNode(nodeId) : TransportSecurity.plaintext();
+  private static TransportSecurity security(NodeIdentity node) {
+    return tls ? CA.forNode(node) : TransportSecurity.plaintext();
   }
 
   public static void main(String[] args) throws Exception {
@@ -175,7 +176,7 @@ public final class TransportBench {
               .settings(settings)
               .actorSystem(system)
               .meterRegistry(registry)
-              .security(security(id))
+              .security(security(NodeIdentity.searcher(id, dc)))
               .build();
       node.start();
       closeables.add(node);
@@ -199,7 +200,7 @@ public final class TransportBench {
             .settings(settings)
             .actorSystem(system)
             .meterRegistry(registry)
-            .security(security("indexer-1"))
+            .security(security(NodeIdentity.indexer("indexer-1", "idx")))
             .build();
     sender.start();
     closeables.add(sender);
