@@ -1,8 +1,8 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.NodeIdentity;
-import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
