@@ -296,6 +296,60 @@ class DatacenterDeliveryTest {
   }
 
   @Test
+  void aHolderOfAnIndexerCertificateCannotFreezeAPartitionWithAnUnrecordedHugeVersion()
+      throws Exception {
+    TransportSettings settings = quick().manifestWait(Duration.ofMillis(500)).build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      TestCluster.Searcher a2 = cluster.searcher("a2", "a");
+      TestCluster.Searcher b1 = cluster.searcher("b1", "b");
+      List<TestCluster.Searcher> all = List.of(a1, a2, b1);
+      TransportSender indexer = cluster.sender("indexer-1", "idx");
+      // a genuine cluster certificate, but it pushes without recording the version
+      TransportSender hijacker =
+          cluster.sender(
+              "indexer-x",
+              "idx",
+              cluster.ca.forNode(NodeIdentity.indexer("indexer-x", "idx")),
+              cluster.curator(),
+              settings.toBuilder().writeManifest(false).maxAttemptsPerDc(2).build());
+      await().atMost(DEADLINE).until(() -> hijacker.discovery().byDc().size() == 2);
+      await().atMost(DEADLINE).until(() -> indexer.discovery().byDc().size() == 2);
+
+      PartitionFileId v1 = new PartitionFileId(1, 3, 1);
+      indexer.send(v1, source(tmp, v1, 40_000)).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      await()
+          .atMost(DEADLINE)
+          .until(() -> all.stream().allMatch(s -> s.store.file(v1).isPresent()));
+
+      PartitionFileId hijack = new PartitionFileId(1, 3, Long.MAX_VALUE - 7);
+      PartitionSender.DeliveryReport r =
+          hijacker
+              .send(hijack, source(tmp, hijack, 40_000))
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS);
+      assertThat(r.acceptedBy()).isEmpty();
+      assertThat(r.failed().values())
+          .allSatisfy(why -> assertThat(why).contains("not in the manifest"));
+      assertThat(all).allSatisfy(s -> assertThat(s.store.file(hijack)).isEmpty());
+
+      // the partition keeps updating everywhere
+      PartitionFileId v2 = new PartitionFileId(1, 3, 2);
+      assertThat(
+              indexer
+                  .send(v2, source(tmp, v2, 40_000))
+                  .toCompletableFuture()
+                  .get(60, TimeUnit.SECONDS)
+                  .acceptedBy())
+          .containsOnlyKeys("a", "b");
+      await()
+          .atMost(DEADLINE)
+          .until(() -> all.stream().allMatch(s -> s.store.file(v2).isPresent()));
+      assertThat(cluster.counter("mosaic.transport.deliveries", "relay")).isPositive();
+    }
+  }
+
+  @Test
   void aSearcherRefusingWithAReasonIsPassedOverForAnotherOfItsDc() throws Exception {
     try (TestCluster cluster =
         new TestCluster(tmp.resolve("c"), quick().relayAttempts(1).build())) {

@@ -152,6 +152,17 @@ final class TestCluster implements AutoCloseable {
   /** A started sender with these credentials. */
   TransportSender sender(String id, String dc, TransportSecurity security, CuratorFramework curator)
       throws Exception {
+    return sender(id, dc, security, curator, settings);
+  }
+
+  /** A started sender with these credentials and settings. */
+  TransportSender sender(
+      String id,
+      String dc,
+      TransportSecurity security,
+      CuratorFramework curator,
+      TransportSettings settings)
+      throws Exception {
     TransportSender sender =
         TransportSender.builder()
             .nodeId(id)

@@ -11,18 +11,9 @@ import dev.mosaic.transport.TransportSettings;
 import dev.mosaic.transport.ZooKeeperSecurity;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -115,9 +106,18 @@ public final class TransportBench {
         double[] single = singleFile(zk, system, work, sizeBytes, peers);
         double[] fanout = fanout(zk, system, work, partitions, fileBytes, dcs, perDc);
         System.out.printf(
-            "RESULT transport ours_mbps=%.1f socket_mbps=%.1f fanout_1024_s=%.1f"
-                + " inter_dc_copies_per_version=%.2f tls=%s%n",
-            single[0], single[1], fanout[0], fanout[1], tls ? "on" : "off");
+            "RESULT transport ours_mbps=%.1f baseline_mbps=%.1f relay_mbps=%.1f"
+                + " relay_baseline_mbps=%.1f fanout_s=%.1f partitions=%d"
+                + " inter_dc_copies_per_version=%.2f dcs=%d tls=%s%n",
+            single[0],
+            single[1],
+            single[2],
+            single[3],
+            fanout[0],
+            partitions,
+            fanout[1],
+            dcs,
+            tls ? "on" : "off");
       } finally {
         system.terminate();
         system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -218,18 +218,16 @@ public final class TransportBench {
     }
   }
 
-  /** Returns {ours MB/s, socket MB/s}. */
+  /**
+   * Returns {ours one hop, baseline one hop, ours entry + relay, baseline entry + relay} in MB/s of
+   * file.
+   */
   private static double[] singleFile(
       EmbeddedZooKeeper zk, ActorSystem<?> system, Path work, long size, int peers)
       throws Exception {
     Path source = BenchStore.writeSource(work.resolve("src/big.yocto"), size, 42);
     double mb = size / 1e6;
-
-    double socketSeconds = plainSocketCopy(source, work.resolve("socket/copy"));
-    double socketMbps = mb / socketSeconds;
-    System.out.printf(
-        "plain socket copy (read, send, write, fsync): %.2f s, %.1f MB/s%n",
-        socketSeconds, socketMbps);
+    PartitionFileId id = new PartitionFileId(1, 0, 1);
 
     List<AutoCloseable> closeables = new ArrayList<>();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -243,12 +241,37 @@ public final class TransportBench {
           "discovery",
           Duration.ofSeconds(30),
           () -> sender.discovery().inDc("a").size() == 1 + peers);
+      TlsCopyBaseline baseline =
+          new TlsCopyBaseline(
+              security(NodeIdentity.indexer("indexer-1", "idx")),
+              security(NodeIdentity.searcher("a-s1", "a")));
+
+      // warm both paths up (JIT, TLS) with a smaller file, so neither pays for it in the run
+      Path warm =
+          BenchStore.writeSource(work.resolve("src/warm.yocto"), Math.min(size, 64L << 20), 7);
+      PartitionFileId warmId = new PartitionFileId(1, 1, 1);
+      baseline(baseline, warm, warmId, work.resolve("baseline-warm"), peers);
+      sender.send(warmId, warm).toCompletableFuture().get(30, TimeUnit.MINUTES);
+      await(
+          "warm-up relay",
+          Duration.ofMinutes(30),
+          () -> nodes.stream().allMatch(n -> n.store().published() == 1));
+
+      double[] base = baseline(baseline, source, id, work.resolve("baseline"), peers);
+      System.out.printf(
+          "baseline (%s, CRC32C while streaming, stage, fsync, verifying re-read, rename): entry"
+              + " acknowledged after %.2f s (%.1f MB/s); entry + store-and-forward to %d peers"
+              + " after %.2f s (%.1f MB/s of file)%n",
+          tls ? "JDK TLS 1.3 sockets, mutual auth" : "plain JDK sockets",
+          base[0],
+          mb / base[0],
+          peers,
+          base[1],
+          mb / base[1]);
+
       long t0 = System.nanoTime();
       DeliveryReport report =
-          sender
-              .send(new PartitionFileId(1, 0, 1), source)
-              .toCompletableFuture()
-              .get(30, TimeUnit.MINUTES);
+          sender.send(id, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
       double entrySeconds = (System.nanoTime() - t0) / 1e9;
       if (!report.failed().isEmpty()) {
         throw new IllegalStateException("delivery failed: " + report);
@@ -256,77 +279,46 @@ public final class TransportBench {
       await(
           "relay to every peer",
           Duration.ofMinutes(30),
-          () -> nodes.stream().allMatch(n -> n.store().published() == 1));
+          () -> nodes.stream().allMatch(n -> n.store().published() == 2));
       double allSeconds = (System.nanoTime() - t0) / 1e9;
       System.out.printf(
-          "transport: entry acknowledged (CRC pass, stream, fsync, verify) after %.2f s (%.1f MB/s);"
-              + " entry + relay to %d peers done after %.2f s (%.1f MB/s of file, %.1f MB/s"
-              + " written in total)%n",
+          "transport: entry acknowledged (record in the manifest, stream, fsync, verify) after"
+              + " %.2f s (%.1f MB/s); entry + relay to %d peers done after %.2f s (%.1f MB/s of"
+              + " file, %.1f MB/s written in total); refused bytes %.0f%n",
           entrySeconds,
           mb / entrySeconds,
           peers,
           allSeconds,
           mb / allSeconds,
-          mb * (1 + peers) / allSeconds);
-      return new double[] {mb / allSeconds, socketMbps};
+          mb * (1 + peers) / allSeconds,
+          refusedBytes(registry));
+      return new double[] {mb / entrySeconds, mb / base[0], mb / allSeconds, mb / base[1]};
     } finally {
       closeAll(closeables);
       deleteTree(work.resolve("single"));
-      deleteTree(work.resolve("socket"));
-      Files.deleteIfExists(source);
+      deleteTree(work.resolve("src"));
     }
   }
 
-  /** One copy over a plain loopback socket: read the file, send, write, fsync; seconds. */
-  static double plainSocketCopy(Path source, Path target) throws Exception {
-    Files.createDirectories(target.getParent());
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      CompletableFuture<Void> receiver =
-          CompletableFuture.runAsync(
-              () -> {
-                try (Socket s = server.accept();
-                    FileChannel out =
-                        FileChannel.open(
-                            target,
-                            StandardOpenOption.CREATE,
-                            StandardOpenOption.TRUNCATE_EXISTING,
-                            StandardOpenOption.WRITE)) {
-                  DataInputStream in =
-                      new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 18));
-                  long remaining = in.readLong();
-                  byte[] buf = new byte[1 << 18];
-                  while (remaining > 0) {
-                    int n = in.read(buf, 0, (int) Math.min(buf.length, remaining));
-                    if (n < 0) {
-                      throw new IOException("socket closed early");
-                    }
-                    out.write(java.nio.ByteBuffer.wrap(buf, 0, n));
-                    remaining -= n;
-                  }
-                  out.force(true);
-                  s.getOutputStream().write(1);
-                } catch (IOException e) {
-                  throw new java.io.UncheckedIOException(e);
-                }
-              });
-      long t0 = System.nanoTime();
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-          InputStream file = Files.newInputStream(source)) {
-        DataOutputStream out = new DataOutputStream(s.getOutputStream());
-        out.writeLong(Files.size(source));
-        byte[] buf = new byte[1 << 18];
-        int n;
-        while ((n = file.read(buf)) >= 0) {
-          out.write(buf, 0, n);
-        }
-        out.flush();
-        if (s.getInputStream().read() != 1) {
-          throw new IOException("no acknowledgement from the socket receiver");
-        }
-      }
-      receiver.get();
-      return (System.nanoTime() - t0) / 1e9;
+  /** One baseline copy into fresh stores under {@code dir} (deleted after); seconds. */
+  private static double[] baseline(
+      TlsCopyBaseline baseline, Path source, PartitionFileId id, Path dir, int peers)
+      throws Exception {
+    List<BenchStore> peerStores = new ArrayList<>();
+    for (int i = 1; i <= peers; i++) {
+      peerStores.add(new BenchStore(dir.resolve("peer-" + i)));
     }
+    try {
+      return baseline.copy(source, id, new BenchStore(dir.resolve("entry")), peerStores);
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private static double refusedBytes(SimpleMeterRegistry registry) {
+    return registry.find("mosaic.transport.bytes").tag("direction", "refused").counters().stream()
+        .mapToDouble(Counter::count)
+        .sum();
   }
 
   /** Returns {seconds until every searcher holds every file, inter-DC copies per version}. */
@@ -403,7 +395,7 @@ public final class TransportBench {
       }
       System.out.printf(
           "fan-out: %d files of %d MiB acknowledged by an entry of every DC after %.1f s (%d failed),"
-              + " on all %d searchers after %.1f s; retries: %.0f%n",
+              + " on all %d searchers after %.1f s; retries: %.0f; refused bytes: %.0f%n",
           partitions,
           fileBytes >> 20,
           sentSeconds,
@@ -412,7 +404,8 @@ public final class TransportBench {
           seconds,
           registry.find("mosaic.transport.retries").counters().stream()
               .mapToDouble(Counter::count)
-              .sum());
+              .sum(),
+          refusedBytes(registry));
       return new double[] {seconds, interDc / versionBytes};
     } finally {
       closeAll(closeables);
