@@ -14,7 +14,9 @@
 #     relay_baseline_mbps=<same work> fanout_s=<> partitions=<> inter_dc_copies_per_version=<> dcs=<> tls=<on|off>
 # Needs about SIZE_MB*6 + PARTITIONS*FILE_MB*(DCS*PER_DC+1) MB of free disk under WORK (27 GB by default).
 #
-# Environment knobs: SIZE_MB (1024), PEERS (3), PARTITIONS (1024), FILE_MB (2), DCS (3), PER_DC (3),
+# The single-file figures are medians of ROUNDS rounds, each running the baseline then ours, so that
+# load from elsewhere on the machine hits both alike.
+# Environment knobs: SIZE_MB (1024), ROUNDS (3), PEERS (3), PARTITIONS (1024), FILE_MB (2), DCS (3), PER_DC (3),
 # TLS (on: mutual TLS with a throwaway cluster CA, as in production; off: plaintext), WORK (bench/target/transport),
 # BENCH_OPTS (extra JVM flags).
 # The output is kept in bench/target/results/transport.txt and drawn into bench/results/transport.png
@@ -30,6 +32,7 @@ FILE_MB=${FILE_MB:-2}
 DCS=${DCS:-3}
 PER_DC=${PER_DC:-3}
 TLS=${TLS:-on}
+ROUNDS=${ROUNDS:-3}
 WORK=${WORK:-bench/target/transport}
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
@@ -54,7 +57,7 @@ echo "== running"
 # shellcheck disable=SC2086
 java $FLAGS -Xmx2g -Dlogback.configurationFile="$LOGBACK" ${BENCH_OPTS:-} -cp "$CP" dev.mosaic.bench.transport.TransportBench \
   --work "$WORK" --size-mb "$SIZE_MB" --peers "$PEERS" --partitions "$PARTITIONS" \
-  --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" --tls "$TLS" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
+  --file-mb "$FILE_MB" --dcs "$DCS" --per-dc "$PER_DC" --tls "$TLS" --rounds "$ROUNDS" | tee "${WORK%/}.log" | grep -v '^RESULT' || true
 grep '^RESULT' "${WORK%/}.log"
 mkdir -p bench/target/results
 cp "${WORK%/}.log" bench/target/results/transport.txt

@@ -280,7 +280,8 @@ public final class ResultCharts implements Callable<Integer> {
     return switch (script) {
       case "format" -> "bench/format.sh: the format engine vs Apache Lucene 10";
       case "searcher-load" -> "bench/searcher-load.sh: HTTP query load on one searcher";
-      case "transport" -> "bench/transport.sh: delivery vs a plain socket";
+      case "transport" ->
+          "bench/transport.sh: delivery vs a TLS socket baseline doing the same work";
       case "indexer" -> "bench/indexer.sh: indexer rebuild";
       case "merge" -> "bench/merge.sh: merging partition files vs rebuilding them";
       case "local-cluster" -> "deploy/local-cluster.sh: the whole pipeline";
@@ -345,8 +346,8 @@ public final class ResultCharts implements Callable<Integer> {
           "cars_facets", "the cars facets sidebar",
           "format_merge", "merging partition files vs rebuilding them from the offers",
           "transport",
-              "ours: until the entry and every peer hold the file (verified, fsync'd);"
-                  + " socket: one plain copy",
+              "ours/baseline: one hop; relay: until the entry and every peer hold the file"
+                  + " (TLS, CRC, fsync, verified)",
           "searcher_load", "the busiest level whose p99 stays under the target",
           "indexer", "rebuild on one core; state and snapshot-to-files on all cores");
 
