@@ -96,6 +96,18 @@ class DeliveryRetryTest {
   }
 
   @Test
+  void aDeliveryWhoseVersionIsAlreadyReplacedIsNotSentAtAll() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    FileAck accepted = FileAck.newBuilder().setAccepted(true).build();
+
+    DeliveryPlan.Outcome outcome = deliver(accepted, attempts, () -> true);
+
+    assertThat(attempts).hasValue(0);
+    assertThat(outcome.failed().get("dc-a-2")).startsWith("superseded: ").contains("not sent");
+    assertThat(deliveries("superseded")).isEqualTo(1.0);
+  }
+
+  @Test
   void aBusyRefusalIsRetriedUpToTheAttemptLimit() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     FileAck busy = FileAck.newBuilder().setAccepted(false).setReason("busy: 4 transfers").build();
