@@ -19,8 +19,8 @@ import org.awaitility.Awaitility;
 /**
  * Delivers a file of the test's choosing through the real transport, as an indexer would (one
  * searcher per datacenter, which relays it inside its datacenter), without retrying another
- * searcher, and recording the version in the manifest first only when asked (searchers accept
- * only versions the manifest records). Closeable; not thread safe.
+ * searcher, and recording the version in the manifest first only when asked (searchers accept only
+ * versions the manifest records). Closeable; not thread safe.
  */
 final class PartitionInjector implements AutoCloseable {
   private final CuratorFramework curator;
