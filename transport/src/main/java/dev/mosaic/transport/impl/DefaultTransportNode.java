@@ -167,7 +167,7 @@ public final class DefaultTransportNode implements TransportNode {
             receiving,
             this::published,
             security,
-            new PeerPolicy(nodeId, dc, discovery),
+            new PeerPolicy(nodeId, dc, discovery, security.encrypted()),
             gate);
     InetSocketAddress bound =
         server.bind(bindHost, bindPort).toCompletableFuture().get(10, TimeUnit.SECONDS);

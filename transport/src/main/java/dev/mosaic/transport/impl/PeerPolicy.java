@@ -25,11 +25,17 @@ final class PeerPolicy {
   private final String nodeId;
   private final String dc;
   private final SearcherDiscovery discovery;
+  private final boolean authenticated;
 
-  PeerPolicy(String nodeId, String dc, SearcherDiscovery discovery) {
+  /**
+   * @param authenticated whether connections are mutual TLS: then a request without a peer identity
+   *     is refused (fail closed), otherwise (plaintext) declared values are taken
+   */
+  PeerPolicy(String nodeId, String dc, SearcherDiscovery discovery, boolean authenticated) {
     this.nodeId = nodeId;
     this.dc = dc;
     this.discovery = discovery;
+    this.authenticated = authenticated;
   }
 
   /** Why {@code peer} (null under plaintext) may not push {@code h}, or empty when it may. */
@@ -38,7 +44,7 @@ final class PeerPolicy {
       return Optional.of("bad hop count " + h.getHopCount() + " (0 = entry, 1 = relay)");
     }
     if (peer == null) {
-      return Optional.empty();
+      return unauthenticated();
     }
     Optional<String> declared = declared("sender", h.getSenderNode(), h.getSenderDc(), peer);
     if (declared.isPresent()) {
@@ -66,7 +72,7 @@ final class PeerPolicy {
   /** Why {@code peer} (null under plaintext) may not fetch for {@code f}, or empty. */
   Optional<String> refuseFetch(FetchRequest f, NodeIdentity peer) {
     if (peer == null) {
-      return Optional.empty();
+      return unauthenticated();
     }
     Optional<String> declared =
         declared("requester", f.getRequesterNode(), f.getRequesterDc(), peer);
@@ -76,6 +82,12 @@ final class PeerPolicy {
     return peer.role() == NodeIdentity.Role.SEARCHER
         ? Optional.empty()
         : Optional.of("not allowed: " + peer + " may not fetch (only searchers catch up)");
+  }
+
+  private Optional<String> unauthenticated() {
+    return authenticated
+        ? Optional.of("not allowed: the connection carries no authenticated node identity")
+        : Optional.empty();
   }
 
   private Optional<String> declared(String what, String node, String inDc, NodeIdentity peer) {

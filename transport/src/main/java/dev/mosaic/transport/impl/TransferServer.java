@@ -125,11 +125,11 @@ final class TransferServer implements AutoCloseable {
    * requests of the connection are judged on ({@link PeerPolicy}).
    */
   private Flow<ByteString, ByteString, NotUsed> secured(InetSocketAddress peer) {
-    AtomicReference<NodeIdentity> peerName = new AtomicReference<>();
+    AtomicReference<NodeIdentity> peerIdentity = new AtomicReference<>();
     BidiFlow<SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed> tls =
         TLS.create(
             security::newServerEngine,
-            session -> peerName.set(NodeIdentity.ofPeer(session)),
+            session -> peerIdentity.set(NodeIdentity.ofPeer(session)),
             // the client keeps its side open until it has the answer; the answer closes
             IgnoreCancel$.MODULE$);
     Flow<SslTlsInbound, SslTlsOutbound, NotUsed> app =
@@ -138,14 +138,14 @@ final class TransferServer implements AutoCloseable {
                 new PFBuilder<SslTlsInbound, ByteString>()
                     .match(SessionBytes.class, SessionBytes::bytes)
                     .build())
-            .via(connectionFlow(peerName::get))
+            .via(connectionFlow(peerIdentity::get))
             .map(b -> (SslTlsOutbound) new SendBytes(b));
     return Flow.of(ByteString.class)
         .watchTermination(
             (m, done) -> {
               done.whenComplete(
                   (d, err) -> {
-                    if (peerName.get() == null) {
+                    if (peerIdentity.get() == null) {
                       LOG.warn(
                           "{}: refused transport connection from {}: TLS handshake failed (no"
                               + " certificate signed by the cluster CA carrying a node"
@@ -154,7 +154,8 @@ final class TransferServer implements AutoCloseable {
                           peer,
                           err == null ? "" : ": " + StoreWriter.rootMessage(err));
                     } else {
-                      LOG.debug("{}: connection from {} ({}) ended", nodeId, peer, peerName.get());
+                      LOG.debug(
+                          "{}: connection from {} ({}) ended", nodeId, peer, peerIdentity.get());
                     }
                   });
               return NotUsed.getInstance();
