@@ -26,6 +26,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.zip.CRC32C;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -157,17 +159,14 @@ public final class DefaultTransportSender implements TransportSender {
         .thenCompose(sc -> deliver(id, file, sc[0], sc[1]));
   }
 
+  /**
+   * Delivers a file to every DC. With {@code write-manifest}, the version is recorded in the
+   * manifest once its delivery starts (it got one of the {@code max-concurrent-deliveries} slots)
+   * and before the first push: receivers accept only recorded versions, and versions still queued
+   * behind others are not in the manifest yet, so catch-up does not look for them anywhere.
+   */
   private CompletionStage<DeliveryReport> deliver(
       PartitionFileId id, Path file, long size, long crc) {
-    CompletionStage<Void> recorded =
-        settings.writeManifest()
-            ? record(
-                new ManifestRecord(id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc), 1)
-            : CompletableFuture.completedFuture(null);
-    return recorded.thenCompose(v -> push(id, file, size, crc));
-  }
-
-  private CompletionStage<DeliveryReport> push(PartitionFileId id, Path file, long size, long crc) {
     FileHeader header =
         FileHeader.newBuilder()
             .setSchemaVersion(id.schemaVersion())
@@ -178,6 +177,15 @@ public final class DefaultTransportSender implements TransportSender {
             .setOrigin(nodeId)
             .setHopCount(0)
             .build();
+    Supplier<CompletionStage<Void>> recorded =
+        settings.writeManifest()
+            ? once(
+                () ->
+                    record(
+                        new ManifestRecord(
+                            id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc),
+                        1))
+            : () -> CompletableFuture.completedFuture(null);
     Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
     DeliveryPlan plan =
         new DeliveryPlan(
@@ -185,7 +193,8 @@ public final class DefaultTransportSender implements TransportSender {
             "entry",
             dcs,
             discovery::inDc,
-            (SearcherEndpoint target) -> client.push(target, header, file),
+            (SearcherEndpoint target) ->
+                recorded.get().thenCompose(v -> client.push(target, header, file)),
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),
@@ -198,6 +207,27 @@ public final class DefaultTransportSender implements TransportSender {
     CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
     return outcome.thenApply(o -> new DeliveryReport(id, o.acceptedBy(), o.failed()));
+  }
+
+  /** Starts {@code action} on the first call; every call returns its one result. */
+  private static <T> Supplier<CompletionStage<T>> once(Supplier<CompletionStage<T>> action) {
+    AtomicReference<CompletableFuture<T>> result = new AtomicReference<>();
+    return () -> {
+      CompletableFuture<T> mine = new CompletableFuture<>();
+      if (result.compareAndSet(null, mine)) {
+        action
+            .get()
+            .whenComplete(
+                (v, e) -> {
+                  if (e != null) {
+                    mine.completeExceptionally(e);
+                  } else {
+                    mine.complete(v);
+                  }
+                });
+      }
+      return result.get();
+    };
   }
 
   /**
