@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * The manifest's record of the latest version of one partition: its size and CRC32C, when and by
- * which node of which datacenter it was first accepted. Immutable.
+ * which sender ({@code node@dc}) it was recorded (before any searcher was asked to take it).
+ * Immutable.
  */
 public record ManifestRecord(
     PartitionFileId id, long size, long crc32c, long acceptedAtMillis, String acceptedBy) {
