@@ -4,6 +4,7 @@ import dev.mosaic.deploy.LocalCluster;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionSender;
 import dev.mosaic.transport.TransportSender;
+import dev.mosaic.transport.ZooKeeperSecurity;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,17 +18,27 @@ import org.awaitility.Awaitility;
 
 /**
  * Delivers a file of the test's choosing through the real transport, as an indexer would (one
- * searcher per datacenter, which relays it inside its datacenter), but without advancing the
- * manifest and without retrying another searcher. Closeable; not thread safe.
+ * searcher per datacenter, which relays it inside its datacenter), without retrying another
+ * searcher, and recording the version in the manifest first only when asked (searchers accept only
+ * versions the manifest records). Closeable; not thread safe.
  */
 final class PartitionInjector implements AutoCloseable {
   private final CuratorFramework curator;
   private final TransportSender sender;
 
   PartitionInjector(LocalCluster cluster) throws Exception {
+    this(cluster, false);
+  }
+
+  /** With {@code record}, the version is recorded in the manifest before it is pushed. */
+  PartitionInjector(LocalCluster cluster, boolean record) throws Exception {
     curator =
-        CuratorFrameworkFactory.newClient(
-            cluster.zkConnect(), new ExponentialBackoffRetry(200, 10, 2000));
+        ZooKeeperSecurity.fromConfig(cluster.config().config())
+            .applyTo(
+                CuratorFrameworkFactory.builder()
+                    .connectString(cluster.zkConnect())
+                    .retryPolicy(new ExponentialBackoffRetry(200, 10, 2000)))
+            .build();
     curator.start();
     if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
       throw new IllegalStateException("no ZooKeeper at " + cluster.zkConnect());
@@ -39,7 +50,7 @@ final class PartitionInjector implements AutoCloseable {
             .curator(curator)
             .settings(
                 cluster.config().transportSettings().toBuilder()
-                    .writeManifest(false)
+                    .writeManifest(record)
                     .maxAttemptsPerDc(1)
                     .build())
             .actorSystem(Adapter.toTyped(cluster.actorSystem()))

@@ -8,9 +8,10 @@ import java.io.Closeable;
 /**
  * The indexer-side {@link PartitionSender}: watches the searchers in ZooKeeper and, for each file,
  * streams it to one random live searcher per datacenter (which relays it inside its datacenter),
- * retrying other searchers of a datacenter with backoff. Once a first datacenter accepted a
- * version, it advances the {@link PartitionManifest} (setting {@code write-manifest}; the indexer
- * does not need to). Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
+ * retrying other searchers of a datacenter with backoff. When the delivery of a version starts, it
+ * records the version (size, CRC32C) in the {@link PartitionManifest} before the first push
+ * (setting {@code write-manifest}; the indexer does not need to): searchers accept only versions
+ * the manifest records. Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
  * <p>Thread safety: safe for concurrent use after {@link #start()}.
  */

@@ -4,6 +4,7 @@ import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
@@ -16,15 +17,16 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -44,13 +46,6 @@ public final class DefaultTransportSender implements TransportSender {
   private final TransportMetrics metrics;
   private final TransportSecurity givenSecurity;
   private final Lifecycle lifecycle;
-  private final Map<String, ManifestRecord> pendingManifest = new ConcurrentHashMap<>();
-  private final ConnectionStateListener reconnect =
-      (c, s) -> {
-        if (s == ConnectionState.RECONNECTED) {
-          flushPendingManifest();
-        }
-      };
   private ActorSystem<?> system;
   private PekkoTransport ext;
   private TransportSettings settings;
@@ -86,17 +81,18 @@ public final class DefaultTransportSender implements TransportSender {
             : ActorSystem.create(Behaviors.empty(), "mosaic-sender-" + safe(nodeId));
     ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
+    NodeIdentity self = NodeIdentity.indexer(nodeId, dc);
     TransportSecurity security =
         givenSecurity != null
             ? givenSecurity
-            : TransportSecurity.fromConfig(system.settings().config(), nodeId);
+            : TransportSecurity.fromConfig(system.settings().config(), self);
+    security.requireIdentity(self);
     logSecurity(nodeId, security);
     ZooKeeperSecurity.warnIfUnauthenticated(curator, nodeId);
     discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
     discovery.start();
     manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
     manifest.start();
-    curator.getConnectionStateListenable().addListener(reconnect);
     client = new TransferClient(ext, settings, metrics, nodeId, dc, security);
     coordinator =
         system.systemActorOf(
@@ -150,6 +146,12 @@ public final class DefaultTransportSender implements TransportSender {
         .thenCompose(d -> deliver(id, file, d.size(), d.crc32c()));
   }
 
+  /**
+   * Delivers a file to every DC. With {@code write-manifest}, the version is recorded in the
+   * manifest once its delivery starts (it got one of the {@code max-concurrent-deliveries} slots)
+   * and before the first push: receivers accept only recorded versions, and versions still queued
+   * behind others are not in the manifest yet, so catch-up does not look for them anywhere.
+   */
   private CompletionStage<DeliveryReport> deliver(
       PartitionFileId id, Path file, long size, long crc) {
     FileHeader header =
@@ -162,59 +164,118 @@ public final class DefaultTransportSender implements TransportSender {
             .setOrigin(nodeId)
             .setHopCount(0)
             .build();
+    Supplier<CompletionStage<Void>> recorded =
+        settings.writeManifest()
+            ? once(
+                () ->
+                    record(
+                        ManifestRecord.built(id, size, crc, 0, -1, System.currentTimeMillis(), 0),
+                        1))
+            : () -> CompletableFuture.completedFuture(null);
     Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
-    CompletableFuture<Void> manifestDone = new CompletableFuture<>();
     DeliveryPlan plan =
         new DeliveryPlan(
             id,
             "entry",
             dcs,
             discovery::inDc,
-            (SearcherEndpoint target) -> client.push(target, header, file),
+            (SearcherEndpoint target) ->
+                recorded.get().thenCompose(v -> client.push(target, header, file)),
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),
-            (group, target) -> {
-              if (!settings.writeManifest()) {
-                manifestDone.complete(null);
-                return;
-              }
-              ManifestRecord rec =
-                  new ManifestRecord(
-                      id, size, crc, System.currentTimeMillis(), target.nodeId() + "@" + group);
-              CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor())
-                  .whenComplete((v, e) -> manifestDone.complete(null));
-            });
+            (group, target) -> {},
+            () ->
+                manifest
+                    .latest(id.schemaVersion(), id.partition())
+                    .map(r -> r.id().version() > id.version())
+                    .orElse(false));
     CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
-    return outcome.thenCompose(
-        o ->
-            (o.acceptedBy().isEmpty()
-                    ? CompletableFuture.<Void>completedFuture(null)
-                    : manifestDone)
-                .thenApply(v -> new DeliveryReport(id, o.acceptedBy(), o.failed())));
+    return outcome.thenApply(
+        o -> {
+          if (settings.writeManifest() && !o.acceptedBy().isEmpty()) {
+            markAccepted(id, size, crc);
+          }
+          return new DeliveryReport(id, o.acceptedBy(), o.failed());
+        });
   }
 
-  private void advanceManifest(ManifestRecord rec) {
-    String key = rec.id().schemaVersion() + "/" + rec.id().partition();
-    try {
-      manifest.advance(rec);
-      pendingManifest.remove(key, rec);
-    } catch (Exception e) {
-      // Keep the newest pending record per partition; written when ZooKeeper is back.
-      pendingManifest.merge(
-          key, rec, (old, now) -> old.id().version() >= now.id().version() ? old : now);
-      LOG.warn(
-          "could not record {} in the manifest ({}); will retry on reconnection",
-          rec.id(),
-          e.toString());
-    }
+  /** Marks a recorded version accepted once a first datacenter holds it (catch-up looks for it). */
+  private void markAccepted(PartitionFileId id, long size, long crc) {
+    CompletableFuture.runAsync(
+        () -> {
+          try {
+            manifest.advance(
+                new ManifestRecord(id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc));
+          } catch (Exception e) {
+            LOG.warn("could not mark {} accepted in the manifest", id, e);
+          }
+        },
+        ext.blockingExecutor());
   }
 
-  private void flushPendingManifest() {
-    for (ManifestRecord rec : pendingManifest.values()) {
-      CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor());
-    }
+  /** Starts {@code action} on the first call; every call returns its one result. */
+  private static <T> Supplier<CompletionStage<T>> once(Supplier<CompletionStage<T>> action) {
+    AtomicReference<CompletableFuture<T>> result = new AtomicReference<>();
+    return () -> {
+      CompletableFuture<T> mine = new CompletableFuture<>();
+      if (result.compareAndSet(null, mine)) {
+        action
+            .get()
+            .whenComplete(
+                (v, e) -> {
+                  if (e != null) {
+                    mine.completeExceptionally(e);
+                  } else {
+                    mine.complete(v);
+                  }
+                });
+      }
+      return result.get();
+    };
+  }
+
+  /**
+   * Records {@code rec} in the manifest before any searcher is asked to take it (receivers accept
+   * only versions the manifest records). While ZooKeeper is unreachable it retries with backoff for
+   * as long as the sender is open.
+   */
+  private CompletionStage<Void> record(ManifestRecord rec, int attempt) {
+    return CompletableFuture.runAsync(
+            () -> {
+              try {
+                manifest.advance(rec);
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            },
+            ext.blockingExecutor())
+        .handle(
+            (v, e) -> {
+              if (e == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              if (lifecycle.get() != Lifecycle.State.STARTED) {
+                return CompletableFuture.<Void>failedFuture(e);
+              }
+              long delay =
+                  Math.min(
+                      settings.retryBackoffMax().toMillis(),
+                      settings.retryBackoffMin().toMillis() << Math.min(20, attempt - 1));
+              LOG.warn(
+                  "could not record {} in the manifest ({}); retrying in {} ms before delivering"
+                      + " it",
+                  rec.id(),
+                  StoreWriter.rootMessage(e),
+                  delay);
+              Executor later =
+                  CompletableFuture.delayedExecutor(
+                      delay, TimeUnit.MILLISECONDS, ext.blockingExecutor());
+              return CompletableFuture.supplyAsync(() -> null, later)
+                  .thenCompose(x -> record(rec, attempt + 1));
+            })
+        .thenCompose(f -> f);
   }
 
   @Override
@@ -222,7 +283,6 @@ public final class DefaultTransportSender implements TransportSender {
     if (!lifecycle.close() || system == null) {
       return;
     }
-    curator.getConnectionStateListenable().removeListener(reconnect);
     if (coordinator != null) {
       coordinator.tell(new DeliveryCoordinator.Stop());
     }

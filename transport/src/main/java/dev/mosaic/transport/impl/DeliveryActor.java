@@ -121,6 +121,10 @@ final class DeliveryActor {
     }
 
     private void attempt(String group) {
+      if (plan.obsolete().getAsBoolean()) {
+        supersede(group, "not sent");
+        return;
+      }
       List<SearcherEndpoint> all = plan.candidates().apply(group);
       Set<String> seen = tried.computeIfAbsent(group, g -> new HashSet<>());
       List<SearcherEndpoint> fresh = new ArrayList<>();
@@ -174,6 +178,10 @@ final class DeliveryActor {
     }
 
     private void failedAttempt(String group, String reason) {
+      if (plan.obsolete().getAsBoolean()) {
+        supersede(group, "last attempt: " + reason);
+        return;
+      }
       int n = attempts.merge(group, 1, Integer::sum);
       if (n >= plan.maxAttempts()) {
         LOG.warn(
@@ -198,6 +206,18 @@ final class DeliveryActor {
           backoff.toMillis());
       metrics.retry(plan.kind());
       timers.startSingleTimer(group, new Attempt(group), backoff);
+    }
+
+    /** Ends the delivery to {@code group}: a newer version exists, so this one is not needed. */
+    private void supersede(String group, String detail) {
+      LOG.debug(
+          "{} delivery of {} to {} dropped: a newer version exists ({})",
+          plan.kind(),
+          plan.id(),
+          group,
+          detail);
+      failed.put(group, "superseded: a newer version exists; " + detail);
+      metrics.superseded(plan.kind());
     }
 
     private Duration backoff(int failures) {
