@@ -668,13 +668,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         int from = prefix[v];
         int to = prefix[v + 1];
         if (isList(to - from, idBytes, n)) {
-          for (int i = from; i < to; i++) {
-            if (idBytes == 2) {
-              sink.putShort(ids[i]);
-            } else {
-              sink.putInt(ids[i]);
-            }
-          }
+          sink.putAll(ids, from, to, idBytes);
         } else {
           int at = sink.size();
           sink.skip(words * 8);
