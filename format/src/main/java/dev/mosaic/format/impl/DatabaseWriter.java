@@ -444,7 +444,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
       int n = source.size();
       Object2IntOpenCustomHashMap<byte[]> idOf =
-          new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+          new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), ByteArrays.HASH_STRATEGY);
       idOf.defaultReturnValue(-1);
       List<byte[]> distinctValues = new ArrayList<>();
       int[] start = new int[n + 1];
