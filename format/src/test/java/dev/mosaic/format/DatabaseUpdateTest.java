@@ -279,6 +279,53 @@ class DatabaseUpdateTest {
     assertThat(Files.readAllBytes(file)).isEqualTo(fresh.toByteArray());
   }
 
+  @Test
+  void blocksAwayFromTheChangesAreCopiedWithoutBeingDecompressed() throws Exception {
+    Random random = new Random(SEED);
+    List<Document> docs = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      byte[] payload = new byte[200 + random.nextInt(800)];
+      for (int b = 0; b < payload.length; b++) {
+        payload[b] = (byte) ('a' + random.nextInt(4)); // compressible
+      }
+      docs.add(Document.builder(SCHEMA).add("name", "v" + i).add("n", i).payload(payload).build());
+    }
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    docs.forEach(b::add);
+    Path file = dir.resolve("base.mosaic");
+    b.writeTo(file);
+    byte[] bytes = Files.readAllBytes(file);
+    long firstBlock;
+    try (var db = (dev.mosaic.format.impl.DatabaseReader) Database.open(file)) {
+      assertThat(db.payloadsCompressed()).isTrue();
+      assertThat(db.payloadBlockCount()).isGreaterThan(10);
+      var payload =
+          db.segments().stream().filter(x -> x.kind().equals("payload")).findFirst().orElseThrow();
+      firstBlock = payload.offset() + 16 + 401 * 4 + (db.payloadBlockCount() + 1) * 12L;
+    }
+    // the first block no longer decompresses: its first token claims more literals than it has
+    bytes[(int) firstBlock] = (byte) 0xF0;
+    Files.write(file, bytes);
+    try (Database base = Database.open(file, false)) {
+      assertThatThrownBy(() -> base.payloadBytes(0)).hasMessageContaining("payload block 0");
+      DatabaseUpdate up = DatabaseUpdate.on(base);
+      for (int i = 0; i < 400; i++) {
+        if (i == 390) {
+          up.add(doc(SCHEMA, 390));
+        } else {
+          up.keep(i);
+        }
+      }
+      Path out = dir.resolve("out.mosaic");
+      up.writeTo(out); // would fail if the damaged block were decompressed
+      try (Database next = Database.open(out, true)) {
+        assertThatThrownBy(() -> next.payloadBytes(0)).hasMessageContaining("payload block 0");
+        assertThat(next.payloadBytes(390)).isEqualTo(doc(SCHEMA, 390).payload());
+        assertThat(next.payloadBytes(389)).isEqualTo(docs.get(389).payload());
+      }
+    }
+  }
+
   // ----- errors --------------------------------------------------------------------------------
 
   private static final Schema SCHEMA =

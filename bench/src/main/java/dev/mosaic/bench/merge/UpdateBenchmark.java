@@ -5,6 +5,7 @@ import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
 import java.nio.file.Files;
@@ -26,8 +27,10 @@ import picocli.CommandLine.Option;
  * without parsing offers), then updates every file with {@code --changed} of its documents replaced
  * in place by changed offers, the rest kept. Neither forces files to disk ({@code fsync(false)}: a
  * caller writing many files syncs once). Rates are per CPU second of the calling thread (user and
- * system time, so a loaded machine does not lower them; the wall-time rates are printed too).
- * Prints the median round of each and ends with
+ * system time: less sensitive to other processes than wall time, though a busy machine still slows
+ * a thread down; the wall-time rates are printed too). Checks that the last update of the first
+ * file is byte for byte a fresh {@link DatabaseBuilder} build of its documents (exit status 1
+ * otherwise), then prints the median round of each and ends with
  *
  * <pre>
  * RESULT format_update merge_docs_per_s=&lt;kept documents per s&gt; build_docs_per_s=&lt;documents per s&gt; ...
@@ -112,6 +115,7 @@ public final class UpdateBenchmark implements Callable<Integer> {
     long[] buildWall = new long[iterations];
     long[] updateWall = new long[iterations];
     long carried = 0;
+    boolean[] firstReplaced = null;
     long bytes = 0;
     Random random = new Random(1);
     for (int round = 0; round < warmup + iterations; round++) {
@@ -130,6 +134,9 @@ public final class UpdateBenchmark implements Callable<Integer> {
         boolean[] replace = new boolean[docsPerFile];
         for (int c = 0; c < changes; c++) {
           replace[random.nextInt(docsPerFile)] = true;
+        }
+        if (f == 0) {
+          firstReplaced = replace;
         }
         try (Database db = Database.open(base[f], false)) {
           DatabaseUpdate up = DatabaseUpdate.on(db).fsync(false);
@@ -156,6 +163,16 @@ public final class UpdateBenchmark implements Callable<Integer> {
       System.out.printf(
           "round %d: build %.1f ms CPU (%.1f ms wall), update %.1f ms CPU (%.1f ms wall), %d kept%n",
           round, (c1 - c0) / 1e6, (t1 - t0) / 1e6, (c2 - c1) / 1e6, (t2 - t1) / 1e6, carried);
+    }
+    // the last update of the first file is the file a fresh build of its documents gives
+    DatabaseBuilder fresh = DatabaseBuilder.create(CarsSchema.SCHEMA);
+    for (int d = 0; d < docsPerFile; d++) {
+      fresh.add(firstReplaced[d] ? replacements.get(0).get(d) : docs.get(0).get(d));
+    }
+    boolean identical = Arrays.equals(fresh.toByteArray(), Files.readAllBytes(next[0]));
+    System.out.println("INFO format_update update_identical_to_fresh_build=" + identical);
+    if (!identical) {
+      return 1;
     }
     String fetch = fetchLine(base);
     Arrays.sort(buildNanos);

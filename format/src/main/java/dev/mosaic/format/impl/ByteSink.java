@@ -30,14 +30,18 @@ final class ByteSink {
   }
 
   private void ensure(int more) {
-    long needed = (long) size + more;
-    if (needed > bytes.length) {
-      if (needed > Integer.MAX_VALUE - 16) {
-        throw new IllegalStateException("a segment cannot exceed 2 GiB, needed " + needed);
-      }
-      long grown = Math.max(needed, Math.min(Integer.MAX_VALUE - 16L, bytes.length * 2L));
-      bytes = Arrays.copyOf(bytes, (int) grown);
+    if (more > bytes.length - size) {
+      grow(more);
     }
+  }
+
+  private void grow(int more) {
+    long needed = (long) size + more;
+    if (needed > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("a segment cannot exceed 2 GiB, needed " + needed);
+    }
+    long grown = Math.max(needed, Math.min(Integer.MAX_VALUE - 16L, bytes.length * 2L));
+    bytes = Arrays.copyOf(bytes, (int) grown);
   }
 
   ByteSink putByte(int v) {
@@ -71,6 +75,23 @@ final class ByteSink {
     ensure(b.length);
     System.arraycopy(b, 0, bytes, size, b.length);
     size += b.length;
+    return this;
+  }
+
+  /** Appends {@code values[from, to)}, each as 2 bytes ({@code width == 2}) or 4 bytes. */
+  ByteSink putAll(int[] values, int from, int to, int width) {
+    ensure((to - from) * width);
+    int at = size;
+    if (width == 2) {
+      for (int i = from; i < to; i++, at += 2) {
+        SHORT.set(bytes, at, (short) values[i]);
+      }
+    } else {
+      for (int i = from; i < to; i++, at += 4) {
+        INT.set(bytes, at, values[i]);
+      }
+    }
+    size = at;
     return this;
   }
 

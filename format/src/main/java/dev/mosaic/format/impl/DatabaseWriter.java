@@ -444,7 +444,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
       int n = source.size();
       Object2IntOpenCustomHashMap<byte[]> idOf =
-          new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
+          new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), ByteArrays.HASH_STRATEGY);
       idOf.defaultReturnValue(-1);
       List<byte[]> distinctValues = new ArrayList<>();
       int[] start = new int[n + 1];
@@ -616,13 +616,11 @@ public final class DatabaseWriter implements DatabaseBuilder {
       }
       int offsetWidth = offsetWidth(totalBytes);
       sink.array()[20] = (byte) offsetWidth;
-      int offset = 0;
-      for (int i = 0; i <= distinct; i++) {
-        sink.putUnsigned(offset, offsetWidth);
-        if (i < distinct) {
-          offset = Math.addExact(offset, sorted[i].length);
-        }
+      int[] offsets = new int[distinct + 1];
+      for (int i = 0; i < distinct; i++) {
+        offsets[i + 1] = Math.addExact(offsets[i], sorted[i].length);
       }
+      sink.putAll(offsets, 0, distinct + 1, offsetWidth);
       for (byte[] v : sorted) {
         sink.putBytes(v);
       }
@@ -652,9 +650,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
       int postingWidth = offsetWidth(postingBytes);
       sink.array()[21] = (byte) prefixWidth;
       sink.array()[22] = (byte) (allLists ? 0 : postingWidth);
-      for (int v = 0; v <= distinct; v++) {
-        sink.putUnsigned(prefix[v], prefixWidth);
-      }
+      sink.putAll(prefix, 0, distinct + 1, prefixWidth);
       int offsetsAt = sink.size();
       if (!allLists) {
         sink.skip(postingWidth * (distinct + 1));
@@ -668,13 +664,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         int from = prefix[v];
         int to = prefix[v + 1];
         if (isList(to - from, idBytes, n)) {
-          for (int i = from; i < to; i++) {
-            if (idBytes == 2) {
-              sink.putShort(ids[i]);
-            } else {
-              sink.putInt(ids[i]);
-            }
-          }
+          sink.putAll(ids, from, to, idBytes);
         } else {
           int at = sink.size();
           sink.skip(words * 8);

@@ -237,6 +237,7 @@ public final class PartitionUpdate {
       int at = 0;
       int j = 0;
       int words = FileFormat.words(f.documents);
+      int next = f.valueCount > 0 ? f.prefix(0) : 0;
       for (int b = 0; b < f.valueCount; b++) {
         byte[] v = f.valueBytes(b);
         int c = -1;
@@ -252,16 +253,14 @@ public final class PartitionUpdate {
         int mine = j < freshSorted.length && c == 0 ? j++ : -1;
         int from = at;
         // the kept documents having base value b, as output ids (ascending: base order is kept)
-        long posting = f.postingsOf(b);
-        if (f.isListAt(b)) {
-          int count = f.count(b);
-          for (int x = 0; x < count; x++) {
-            int id = map[f.id(posting, x)];
-            if (id >= 0) {
-              ids[at++] = id;
-            }
-          }
+        int p0 = next;
+        next = f.prefix(b + 1);
+        int count = next - p0;
+        if (f.allLists || isList(count, f.idBytes, f.documents)) {
+          long posting = f.allLists ? f.postings + (long) f.idBytes * p0 : f.postingsOf(b);
+          at = mapList(f, posting, count, map, ids, at);
         } else {
+          long posting = f.postingsOf(b);
           for (int w = 0; w < words; w++) {
             long word = f.data.get(FileFormat.LONG, posting + 8L * w);
             while (word != 0) {
@@ -324,6 +323,39 @@ public final class PartitionUpdate {
           ids,
           docRanks,
           singleValued);
+    }
+
+    /** Scratch for a posting list's ids, read in bulk. */
+    private short[] shortIds = new short[64];
+
+    private int[] intIds = new int[64];
+
+    /** Appends the output ids of the kept documents of a posting list; returns the new end. */
+    private int mapList(FieldReader f, long posting, int count, int[] map, int[] ids, int at) {
+      if (f.idBytes == 2) {
+        if (shortIds.length < count) {
+          shortIds = new short[Math.max(count, shortIds.length * 2)];
+        }
+        MemorySegment.copy(f.data, FileFormat.SHORT, posting, shortIds, 0, count);
+        for (int x = 0; x < count; x++) {
+          int id = map[shortIds[x] & 0xFFFF];
+          if (id >= 0) {
+            ids[at++] = id;
+          }
+        }
+      } else {
+        if (intIds.length < count) {
+          intIds = new int[Math.max(count, intIds.length * 2)];
+        }
+        MemorySegment.copy(f.data, FileFormat.INT, posting, intIds, 0, count);
+        for (int x = 0; x < count; x++) {
+          int id = map[intIds[x]];
+          if (id >= 0) {
+            ids[at++] = id;
+          }
+        }
+      }
+      return at;
     }
 
     private static int copy(int[] from, int start, int end, int[] to, int at) {

@@ -1,6 +1,6 @@
 package dev.mosaic.format.impl;
 
-import net.jpountz.xxhash.XXHash32;
+import net.jpountz.xxhash.XXHash64;
 import net.jpountz.xxhash.XXHashFactory;
 
 /**
@@ -11,8 +11,8 @@ import net.jpountz.xxhash.XXHashFactory;
  *
  * <ul>
  *   <li>the block's payloads reach {@code 2T} bytes, or
- *   <li>they reach {@code T/2} bytes and the document's payload is a "cut point": the XXH32 (seed
- *       0) of its bytes, as an unsigned 32-bit number, is below {@code 2^32 * min(1, 2 * length /
+ *   <li>they reach {@code T/2} bytes and the document's payload is a "cut point": the high 32 bits
+ *       of the XXH64 (seed 0) of its bytes, unsigned, are below {@code 2^32 * min(1, 2 * length /
  *       T)} (a document ends a block with probability proportional to its length, about one cut per
  *       {@code T/2} bytes, so blocks average about {@code T}),
  * </ul>
@@ -24,7 +24,7 @@ import net.jpountz.xxhash.XXHashFactory;
  * <p>Thread safety: immutable.
  */
 final class PayloadBlockRule {
-  private static final XXHash32 HASH = XXHashFactory.safeInstance().hash32();
+  private static final XXHash64 HASH = XXHashFactory.safeInstance().hash64();
 
   private final int target;
   private final long min;
@@ -59,6 +59,6 @@ final class PayloadBlockRule {
       return true;
     }
     long threshold = ((long) length << 33) / target;
-    return (HASH.hash(payload, offset, length, 0) & 0xFFFF_FFFFL) < threshold;
+    return (HASH.hash(payload, offset, length, 0) >>> 32) < threshold;
   }
 }
