@@ -50,7 +50,10 @@ public interface Searchable {
    * partition (sized for the largest partition, reused across partitions), two rank→slot lists of
    * the same bound per {@link Facet.Kind#TOP} or {@link Facet.Kind#ALL} facet, plus one entry per
    * distinct value having a match in any partition. Nothing grows with the number of documents or
-   * partitions.
+   * partitions. A composite with a value dictionary of a faceted field counts into one counter per
+   * distinct value of the composite instead. Kept beyond the query: a single-valued field without
+   * document→value that is faceted over few matching documents gets, once per open partition, a
+   * document→value array derived from its postings (two bytes per document).
    *
    * @throws IllegalArgumentException for an unknown field, a facet on a non-filterable field, stats
    *     on a non-sortable field, or a value of the wrong type; the message names the field

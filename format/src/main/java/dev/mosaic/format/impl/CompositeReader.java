@@ -490,6 +490,7 @@ public final class CompositeReader implements CompositeDatabase {
     Entry[] heap = new Entry[k];
     int size = 0;
     Threshold threshold = null;
+    Cursor probe = null; // one partition's best document against the k-th kept, reused
     ensurePartitionsOpen();
     CompositeDictionary.Walk walk = walk(plan.condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
@@ -518,7 +519,11 @@ public final class CompositeReader implements CompositeDatabase {
         if (best.length == 0) {
           continue;
         }
-        Cursor probe = new Cursor(i, r, null, best, plan.orderFields, r);
+        if (probe == null) {
+          probe = new Cursor(i, r, null, best, plan.orderFields, r);
+        } else {
+          probe.retarget(i, r, best);
+        }
         probe.load();
         if (!before(probe, best[0], heap[0], desc)) {
           continue;
@@ -794,17 +799,17 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** One partition's ordered documents and the sort values of the current one. */
   private static final class Cursor {
-    final int partition;
-    final DatabaseReader reader;
+    int partition;
+    DatabaseReader reader;
     final Database foreign;
-    final int[] docs;
+    int[] docs;
     final int[] orderFields;
     final FieldReader[] fields;
     final int[] ranks;
     final byte[][] bytes;
 
     /** The partition as listed in the composite (what processors receive). */
-    final Database listed;
+    Database listed;
 
     int position;
 
@@ -828,6 +833,21 @@ public final class CompositeReader implements CompositeDatabase {
         for (int i = 0; i < orderFields.length; i++) {
           fields[i] = reader.field(orderFields[i]);
         }
+      }
+    }
+
+    /**
+     * Points a cursor of a directly read partition at another one (for a probe that is never kept
+     * in a heap).
+     */
+    void retarget(int partition, DatabaseReader reader, int[] docs) {
+      this.partition = partition;
+      this.reader = reader;
+      this.listed = reader;
+      this.docs = docs;
+      this.position = 0;
+      for (int i = 0; i < orderFields.length; i++) {
+        fields[i] = reader.field(orderFields[i]);
       }
     }
 

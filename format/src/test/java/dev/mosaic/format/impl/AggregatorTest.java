@@ -103,6 +103,34 @@ class AggregatorTest {
   }
 
   @Test
+  void theDerivedWalkOfAFieldWithoutDocumentToValueCountsAsTheReference() throws Exception {
+    Random random = new Random(SEED);
+    try {
+      for (int round = 0; round < 20; round++) {
+        int documents = 1 + random.nextInt(400);
+        int sValues = 1 + random.nextInt(Math.min(documents, 120));
+        DatabaseReader db = partition(documents, 1 + random.nextInt(documents), sValues, 0);
+        int below = random.nextInt(documents + 1);
+        Aggregator a = new Aggregator(SCHEMA, lt("k", below), FACETS, List.of());
+        a.add(db);
+        Map<Object, Long> expected = new TreeMap<>();
+        for (int i = 0; i < below; i++) {
+          expected.merge("s" + (i % sValues), 1L, Long::sum);
+        }
+        Map<Object, Long> actual = new TreeMap<>();
+        a.result().facets().get(1).entries().forEach(e -> actual.put(e.value(), e.count()));
+        assertThat(actual).as("round " + round + ", k < " + below).isEqualTo(expected);
+      }
+      // few matches against many postings: the derived walk is the way taken
+      Aggregator few = new Aggregator(SCHEMA, lt("k", 3), FACETS, List.of());
+      few.add(partition(1000, 10, 40, 0));
+      assertThat(few.countedWay(Aggregator.Way.DERIVED_WALK)).isEqualTo(1);
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError("failed with tests.seed=" + SEED + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Test
   void scratchIsBoundedByTheMostDistinctValuesOfOnePartitionNotByThePartitions() throws Exception {
     Random random = new Random(SEED);
     try {

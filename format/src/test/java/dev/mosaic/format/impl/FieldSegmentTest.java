@@ -133,7 +133,7 @@ class FieldSegmentTest {
     assertThat(f.countRange(0, f.valueCount)).isEqualTo(1000);
     long[] bits = new long[FileFormat.words(1000)];
     f.orRangeInto(seven, seven + 3, bits);
-    assertThat(DatabaseReader.popcount(bits)).isEqualTo(3);
+    assertThat(ConditionEvaluator.popcount(bits)).isEqualTo(3);
   }
 
   @Test
