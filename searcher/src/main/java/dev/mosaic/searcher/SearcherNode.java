@@ -21,9 +21,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -94,21 +96,23 @@ public final class SearcherNode implements Closeable {
       gb.schemaVersion(b.schemaVersion);
     }
     this.generations = gb.build();
-    this.search =
-        new SearchService(
-            generations,
-            b.payloads,
-            new QueryLimits(b.maxLimit, b.maxClauses, b.maxDepth, b.maxInValues, b.queryTimeBudget),
-            registry);
+    this.search = new SearchService(generations, b.payloads, b.limits(), registry);
     AtomicInteger n = new AtomicInteger();
+    // a bounded queue: when it is full the HTTP API answers 503 with Retry-After instead of
+    // letting waiting queries (and their memory) pile up
     this.queryExecutor =
-        Executors.newFixedThreadPool(
+        new ThreadPoolExecutor(
             b.queryThreads,
+            b.queryThreads,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(b.queryQueue),
             r -> {
               Thread t = new Thread(r, "mosaic-query-" + n.incrementAndGet());
               t.setDaemon(true);
               return t;
-            });
+            },
+            new ThreadPoolExecutor.AbortPolicy());
     AtomicInteger m = new AtomicInteger();
     this.adminExecutor =
         Executors.newFixedThreadPool(
@@ -170,7 +174,8 @@ public final class SearcherNode implements Closeable {
             queryExecutor,
             adminExecutor,
             config.maxUploadBytes,
-            config.adminToken);
+            config.adminToken,
+            config.maxRequestBytes);
     try {
       binding =
           Http.get(system)
@@ -298,6 +303,9 @@ public final class SearcherNode implements Closeable {
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
     private int maxInValues = QueryLimits.DEFAULT.maxInValues();
     private Duration queryTimeBudget = QueryLimits.DEFAULT.timeBudget();
+    private QueryLimits queryLimits;
+    private int queryQueue = 256;
+    private long maxRequestBytes = HttpApi.DEFAULT_MAX_REQUEST_BYTES;
     private String adminToken;
     private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long maxUploadBytes;
@@ -407,6 +415,45 @@ public final class SearcherNode implements Closeable {
             "adminToken must be at least 16 characters, got " + adminToken.length());
       }
       this.adminToken = adminToken;
+      return this;
+    }
+
+    /**
+     * Every query limit at once (see {@link QueryLimits}); replaces what {@link #maxLimit}, {@link
+     * #maxClauses}, {@link #maxDepth}, {@link #maxInValues} and {@link #queryTimeBudget} set.
+     */
+    public Builder queryLimits(QueryLimits queryLimits) {
+      this.queryLimits = Objects.requireNonNull(queryLimits, "queryLimits");
+      return this;
+    }
+
+    private QueryLimits limits() {
+      return queryLimits != null
+          ? queryLimits
+          : new QueryLimits(maxLimit, maxClauses, maxDepth, maxInValues, queryTimeBudget);
+    }
+
+    /**
+     * Queries that may wait for a query thread (default 256); when that many wait, a new query is
+     * answered 503 with {@code Retry-After}. Waiting counts against the query's time budget.
+     */
+    public Builder queryQueue(int queryQueue) {
+      if (queryQueue < 1) {
+        throw new IllegalArgumentException("queryQueue must be >= 1, got " + queryQueue);
+      }
+      this.queryQueue = queryQueue;
+      return this;
+    }
+
+    /**
+     * Largest body of a {@code /search} or {@code /count} request (default 16 MiB); a larger one is
+     * answered 413, whether or not the node runs its own actor system.
+     */
+    public Builder maxRequestBytes(long maxRequestBytes) {
+      if (maxRequestBytes < 1) {
+        throw new IllegalArgumentException("maxRequestBytes must be >= 1, got " + maxRequestBytes);
+      }
+      this.maxRequestBytes = maxRequestBytes;
       return this;
     }
 
