@@ -43,9 +43,11 @@ public interface DatabaseBuilder {
   /**
    * Target uncompressed size of one payload block, in bytes (default 8 KiB): a block closes once
    * its payloads reach this size, so a block holds at least one document. Smaller blocks make a
-   * random payload read cheaper; larger blocks usually compress better.
+   * random payload read cheaper; larger blocks usually compress better. A block never holds more
+   * than 16 MiB uncompressed (readers refuse larger ones): it closes before a payload that would
+   * take it over, and payloads are stored raw when one alone is larger.
    *
-   * @throws IllegalArgumentException when not positive
+   * @throws IllegalArgumentException when not positive or over 16 MiB
    */
   DatabaseBuilder payloadBlockSize(int bytes);
 

@@ -86,6 +86,8 @@ public final class SearcherNode implements Closeable {
         PartitionStore.builder(b.storeDirectory)
             .keepVersions(b.keepVersions)
             .verifyOnStart(b.verifyOnStart)
+            .maxFileBytes(b.maxFileBytes)
+            .freeSpaceReserve(b.freeSpaceReserve)
             .build();
     Generations.Builder gb =
         Generations.builder(store)
@@ -306,6 +308,8 @@ public final class SearcherNode implements Closeable {
     private QueryLimits queryLimits;
     private int queryQueue = 256;
     private long maxRequestBytes = HttpApi.DEFAULT_MAX_REQUEST_BYTES;
+    private long maxFileBytes = PartitionStore.DEFAULT_MAX_FILE_BYTES;
+    private long freeSpaceReserve = PartitionStore.DEFAULT_FREE_SPACE_RESERVE;
     private String adminToken;
     private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long maxUploadBytes;
@@ -350,6 +354,21 @@ public final class SearcherNode implements Closeable {
     /** Whether start verifies every file's checksum (default true). */
     public Builder verifyOnStart(boolean verifyOnStart) {
       this.verifyOnStart = verifyOnStart;
+      return this;
+    }
+
+    /** Largest partition file the store accepts (default 4 GiB); see {@link PartitionStore}. */
+    public Builder maxFileBytes(long maxFileBytes) {
+      this.maxFileBytes = maxFileBytes;
+      return this;
+    }
+
+    /**
+     * Bytes kept free on the store's file system (default 512 MiB, 0: no check): a delivery that
+     * would leave less is refused and the previous version keeps serving.
+     */
+    public Builder freeSpaceReserve(long freeSpaceReserve) {
+      this.freeSpaceReserve = freeSpaceReserve;
       return this;
     }
 

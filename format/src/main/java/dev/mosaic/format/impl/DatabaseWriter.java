@@ -89,8 +89,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder payloadBlockSize(int bytes) {
-    if (bytes <= 0) {
-      throw new IllegalArgumentException("payload block size must be positive, got " + bytes);
+    if (bytes <= 0 || bytes > MAX_PAYLOAD_BLOCK_BYTES) {
+      throw new IllegalArgumentException(
+          "payload block size must be in [1, " + MAX_PAYLOAD_BLOCK_BYTES + "], got " + bytes);
     }
     this.blockSize = bytes;
     built = null;
@@ -328,6 +329,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
       return rawSegment;
     }
     Segment compressed = compressedPayloadSegment(width);
+    if (compressed == null) {
+      return rawSegment; // one payload alone is over the largest block: stored raw
+    }
     if (compression == PayloadCompression.AUTO
         && compressed.length()
             > rawSegment.length() - rawSegment.length() / AUTO_MIN_SAVING_DIVISOR) {
@@ -339,6 +343,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   /**
    * The LZ4 block layout of the payload segment (format version 2, flags bit 0): logical offsets as
    * in the raw layout, then each block's first document and compressed offset, then the blocks.
+   * Null when one payload alone is over {@link FileFormat#MAX_PAYLOAD_BLOCK_BYTES}.
    */
   private Segment compressedPayloadSegment(int width) {
     int n = documents.size();
@@ -350,12 +355,18 @@ public final class DatabaseWriter implements DatabaseBuilder {
     int blockStart = 0;
     for (int d = 0; d < n; d++) {
       byte[] p = documents.get(d).payload();
+      if (p.length > MAX_PAYLOAD_BLOCK_BYTES) {
+        return null;
+      }
+      if (PayloadBlocks.closesBefore(block.size(), p.length)) {
+        blocks.add(compress(compressor, block.toByteArray()));
+        firstDocs.add(blockStart);
+        blockStart = d;
+        block.reset();
+      }
       block.write(p, 0, p.length);
       if (block.size() >= blockSize || d == n - 1) {
-        byte[] src = block.toByteArray();
-        byte[] dst = new byte[compressor.maxCompressedLength(src.length)];
-        int len = compressor.compress(src, 0, src.length, dst, 0, dst.length);
-        blocks.add(Arrays.copyOf(dst, len));
+        blocks.add(compress(compressor, block.toByteArray()));
         firstDocs.add(blockStart);
         blockStart = d + 1;
         block.reset();
@@ -389,6 +400,12 @@ public final class DatabaseWriter implements DatabaseBuilder {
     Segment segment = new Segment(KIND_PAYLOAD, NO_FIELD, head, blocks);
     segment.compressed = true;
     return segment;
+  }
+
+  private static byte[] compress(LZ4Compressor compressor, byte[] src) {
+    byte[] dst = new byte[compressor.maxCompressedLength(src.length)];
+    int len = compressor.compress(src, 0, src.length, dst, 0, dst.length);
+    return Arrays.copyOf(dst, len);
   }
 
   /**
