@@ -299,7 +299,7 @@ public final class SearcherNode implements Closeable {
     private int keepVersions = 2;
     private boolean verifyOnStart = true;
     private Duration scanInterval = Duration.ofSeconds(10);
-    private int arenaGroupSize = 1;
+    private int arenaGroupSize = Generations.DEFAULT_ARENA_GROUP_SIZE;
     private int maxLimit = 1000;
     private int maxClauses = QueryLimits.DEFAULT.maxClauses();
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
@@ -378,7 +378,7 @@ public final class SearcherNode implements Closeable {
       return this;
     }
 
-    /** Partitions per shared arena among those mapped by one reopen (default 1). */
+    /** Partitions per shared arena among those mapped by one reopen (default 16). */
     public Builder arenaGroupSize(int arenaGroupSize) {
       this.arenaGroupSize = arenaGroupSize;
       return this;
