@@ -3,6 +3,7 @@ package dev.mosaic.searcher;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.transport.ReceivingStore;
 import dev.mosaic.transport.SearcherDiscovery;
@@ -207,7 +208,10 @@ public final class SearcherNode implements Closeable {
     return config.host.equals("0.0.0.0") || config.host.equals("::") ? "127.0.0.1" : config.host;
   }
 
-  /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
+  /**
+   * Peers' HTTP addresses by datacenter: the configured ones plus those in discovery whose address
+   * {@link PeerAddress} accepts.
+   */
   private Map<String, List<String>> peers() {
     Map<String, List<String>> byDc = new TreeMap<>();
     config.peers.forEach(
@@ -215,9 +219,19 @@ public final class SearcherNode implements Closeable {
     if (config.discovery != null) {
       for (Map.Entry<String, List<SearcherEndpoint>> e : config.discovery.byDc().entrySet()) {
         for (SearcherEndpoint s : e.getValue()) {
-          if (!s.httpAddress().isEmpty()) {
-            byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(s.httpAddress());
-          }
+          PeerAddress.of(s)
+              .ifPresentOrElse(
+                  a -> byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(a),
+                  () -> {
+                    if (!s.httpAddress().isEmpty()) {
+                      LOG.warn(
+                          "ignoring registry entry {} of {}: HTTP address '{}' is not"
+                              + " http://<its transport host>:<port>",
+                          s.nodeId(),
+                          e.getKey(),
+                          s.httpAddress());
+                    }
+                  });
         }
       }
     }
