@@ -94,6 +94,7 @@ public final class SearcherNode implements Closeable {
         Generations.builder(store)
             .scanInterval(b.scanInterval)
             .arenaGroupSize(b.arenaGroupSize)
+            .maxUnmapBacklog(b.maxUnmapBacklog)
             .meterRegistry(registry);
     if (b.schemaVersion != null) {
       gb.schemaVersion(b.schemaVersion);
@@ -314,6 +315,7 @@ public final class SearcherNode implements Closeable {
     private boolean verifyOnStart = true;
     private Duration scanInterval = Duration.ofSeconds(10);
     private int arenaGroupSize = Generations.DEFAULT_ARENA_GROUP_SIZE;
+    private int maxUnmapBacklog = Generations.DEFAULT_MAX_UNMAP_BACKLOG;
     private int maxLimit = 1000;
     private int maxClauses = QueryLimits.DEFAULT.maxClauses();
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
@@ -395,6 +397,15 @@ public final class SearcherNode implements Closeable {
     /** Partitions per shared arena among those mapped by one reopen (default 16). */
     public Builder arenaGroupSize(int arenaGroupSize) {
       this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /**
+     * Most retired generations the unmapper may have waiting before reopens wait for it (default
+     * 32); see {@link Generations.Builder#maxUnmapBacklog(int)}.
+     */
+    public Builder maxUnmapBacklog(int maxUnmapBacklog) {
+      this.maxUnmapBacklog = maxUnmapBacklog;
       return this;
     }
 
