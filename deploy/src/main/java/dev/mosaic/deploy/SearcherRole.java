@@ -3,7 +3,7 @@ package dev.mosaic.deploy;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.HealthContributor;
 import dev.mosaic.searcher.SearcherNode;
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.TransportHealth;
 import dev.mosaic.transport.TransportNode;

@@ -1,6 +1,6 @@
 package dev.mosaic.indexer;
 
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import java.nio.file.Path;
 
 /**

@@ -1,7 +1,7 @@
 package dev.mosaic.indexer;
 
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.PartitionSender;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

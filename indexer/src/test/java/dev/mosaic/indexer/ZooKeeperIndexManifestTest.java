@@ -3,7 +3,7 @@ package dev.mosaic.indexer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mosaic.embedded.EmbeddedZooKeeper;
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

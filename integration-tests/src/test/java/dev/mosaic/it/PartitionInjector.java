@@ -1,8 +1,8 @@
 package dev.mosaic.it;
 
 import dev.mosaic.deploy.LocalCluster;
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.PartitionSender;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionSender;
 import dev.mosaic.transport.TransportSender;
 import java.nio.file.Path;
 import java.time.Duration;

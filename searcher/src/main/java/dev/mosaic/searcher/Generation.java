@@ -2,7 +2,7 @@ package dev.mosaic.searcher;
 
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;

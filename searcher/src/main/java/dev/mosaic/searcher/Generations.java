@@ -3,7 +3,7 @@ package dev.mosaic.searcher;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -2,10 +2,10 @@ package dev.mosaic.searcher;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.http.HttpApi;
 import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
-import dev.mosaic.transport.ReceivingStore;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;

@@ -1,6 +1,6 @@
 package dev.mosaic.searcher;
 
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.mosaic.searcher;
 
 import dev.mosaic.format.Schema;
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import java.nio.file.Path;
 import java.time.Instant;
 

@@ -5,8 +5,8 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldRole;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.ReceivingStore;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
 import java.io.IOException;
 import java.nio.file.Files;
 

@@ -1,5 +1,6 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.partition.PartitionFileId;
 import java.util.Objects;
 
 /**

@@ -3,6 +3,8 @@ package dev.mosaic.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,8 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;

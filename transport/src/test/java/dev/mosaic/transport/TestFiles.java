@@ -7,6 +7,7 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldRole;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
+import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

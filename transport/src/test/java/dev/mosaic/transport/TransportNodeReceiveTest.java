@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
 import dev.mosaic.transport.wire.TransportRequest;

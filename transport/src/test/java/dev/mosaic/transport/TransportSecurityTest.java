@@ -7,6 +7,8 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;

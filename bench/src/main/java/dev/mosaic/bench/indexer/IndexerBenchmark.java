@@ -16,7 +16,7 @@ import dev.mosaic.indexer.InMemoryIndexManifest;
 import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
-import dev.mosaic.transport.PartitionSender;
+import dev.mosaic.partition.PartitionSender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

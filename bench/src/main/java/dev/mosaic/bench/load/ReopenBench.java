@@ -2,12 +2,12 @@ package dev.mosaic.bench.load;
 
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.Generations;
 import dev.mosaic.searcher.PartitionStore;
 import dev.mosaic.searcher.StoredFile;
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.ReceivingStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

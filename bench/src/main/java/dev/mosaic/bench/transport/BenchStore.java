@@ -1,8 +1,8 @@
 package dev.mosaic.bench.transport;
 
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.ReceivingStore;
-import dev.mosaic.transport.RejectedFileException;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -1,8 +1,8 @@
 package dev.mosaic.bench.transport;
 
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.ClusterCertificates;
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.TransportNode;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSender;

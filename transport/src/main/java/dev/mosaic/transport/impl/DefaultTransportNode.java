@@ -1,9 +1,9 @@
 package dev.mosaic.transport.impl;
 
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
-import dev.mosaic.transport.ReceivingStore;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportHealth;

@@ -1,7 +1,7 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.ManifestRecord;
-import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;

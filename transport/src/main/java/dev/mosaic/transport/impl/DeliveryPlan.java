@@ -1,6 +1,6 @@
 package dev.mosaic.transport.impl;
 
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.mosaic.transport.impl;
 
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.ReceivingStore;
-import dev.mosaic.transport.ReceivingStore.StagedFile;
-import dev.mosaic.transport.RejectedFileException;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.partition.ReceivingStore.StagedFile;
+import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

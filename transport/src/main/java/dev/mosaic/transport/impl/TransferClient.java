@@ -1,8 +1,8 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.PekkoTransport;
-import dev.mosaic.transport.ReceivingStore;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;

@@ -1,8 +1,8 @@
 package dev.mosaic.transport.impl;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.ManifestRecord;
-import dev.mosaic.transport.PartitionFileId;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.wire.ManifestEntry;
 import java.util.Collection;

@@ -2,7 +2,7 @@ package dev.mosaic.transport.impl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mosaic.transport.PartitionFileId;
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

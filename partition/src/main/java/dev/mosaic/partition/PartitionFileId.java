@@ -1,4 +1,4 @@
-package dev.mosaic.transport;
+package dev.mosaic.partition;
 
 /**
  * Identity of one partition file: schema version, partition id (0..P-1) and version (monotonic per

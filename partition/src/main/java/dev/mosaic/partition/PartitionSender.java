@@ -1,4 +1,4 @@
-package dev.mosaic.transport;
+package dev.mosaic.partition;
 
 import java.nio.file.Path;
 import java.util.Map;
