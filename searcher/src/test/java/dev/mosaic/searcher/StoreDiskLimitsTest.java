@@ -5,8 +5,8 @@ import static dev.mosaic.searcher.TestFiles.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mosaic.transport.PartitionFileId;
-import dev.mosaic.transport.RejectedFileException;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
