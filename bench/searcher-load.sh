@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Searcher load benchmark: serves the 500k-document / 1024-partition cars data set from a searcher
-# in its own JVM, drives the query mix over HTTP from a second JVM at several concurrency levels
-# while one partition is republished every second, and ends with
-#   RESULT searcher_load rps=<requests/s> p50_ms=<> p99_ms=<> p999_ms=<> errors=<count> reopens=<count>
-# (rps, p50, p99, p99.9 of the busiest level whose p99 stays under 50 ms).
+# in its own JVM and drives the query mix over HTTP from a second JVM in open loop: requests start
+# at a constant offered rate (RATE, default 1000/s) whatever the answers do, so a stall shows as
+# latency instead of fewer requests. One partition is republished every second meanwhile. Every
+# answer is checked against the reference counts of what was published (totals of the mark, mark and
+# body type, and front-page queries; hit counts against total, skip and limit; price order). Failed
+# requests count in the latencies and in errors. Ends with
+#   RESULT searcher_load offered_rps=<> achieved_rps=<> p50_ms=<> p99_ms=<> p999_ms=<> errors=<> wrong_answers=<> reopens=<>
+# (achieved_rps: requests answered right per second; latencies from each request's scheduled start).
 #
-# Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), CONCURRENCY (2,4,8,16),
-# STEP_SECONDS (20), WARMUP_SECONDS (15), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
+# Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), RATE (1000), DURATION_SECONDS (60),
+# WARMUP_SECONDS (15), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
 # The load tool's output is kept in bench/target/results/searcher-load.txt and drawn into
 # bench/results/searcher-load.png (bench/charts.sh redraws it later without rerunning).
 set -euo pipefail
@@ -16,8 +20,8 @@ source scripts/select-jdk.sh
 DOCS=${DOCS:-500000}
 PARTITIONS=${PARTITIONS:-1024}
 PORT=${PORT:-18080}
-CONCURRENCY=${CONCURRENCY:-2,4,8,16}
-STEP_SECONDS=${STEP_SECONDS:-20}
+RATE=${RATE:-1000}
+DURATION_SECONDS=${DURATION_SECONDS:-60}
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}
 WORK=${WORK:-bench/target/searcher-load}
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
@@ -65,11 +69,11 @@ java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${SE
 SEARCHER_PID=$!
 trap 'kill "$SEARCHER_PID" 2>/dev/null || true; wait "$SEARCHER_PID" 2>/dev/null || true' EXIT
 
-echo "== driving the query mix (concurrency $CONCURRENCY, ${STEP_SECONDS}s each after ${WARMUP_SECONDS}s warmup)"
+echo "== driving the query mix: open loop at $RATE requests/s for ${DURATION_SECONDS}s after ${WARMUP_SECONDS}s warmup"
 # shellcheck disable=SC2086
 java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad run \
   --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
-  --concurrency "$CONCURRENCY" --step-seconds "$STEP_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
+  --rate "$RATE" --duration-seconds "$DURATION_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
   | tee "$WORK/load.log"
 mkdir -p bench/target/results
 cp "$WORK/load.log" bench/target/results/searcher-load.txt

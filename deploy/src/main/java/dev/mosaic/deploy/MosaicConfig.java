@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValueFactory;
+import dev.mosaic.searcher.QueryLimits;
 import dev.mosaic.transport.TransportSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +48,12 @@ public final class MosaicConfig {
 
   /** Root znode. */
   public final String zkRoot;
+
+  /** Whether the role commands may run without a ZooKeeper credential (development only). */
+  public final boolean zkAllowInsecure;
+
+  /** TLS to ZooKeeper's secure client port. */
+  final ZooKeeperTls zkTls;
 
   /** External Kafka bootstrap servers, or empty for an embedded broker. */
   public final String kafkaBootstrap;
@@ -98,6 +105,8 @@ public final class MosaicConfig {
     if (!zkRoot.startsWith("/") || (zkRoot.length() > 1 && zkRoot.endsWith("/"))) {
       throw bad(m, "zookeeper.root", "must be an absolute znode path like /mosaic, got " + zkRoot);
     }
+    zkAllowInsecure = m.getBoolean("zookeeper.allow-insecure");
+    zkTls = ZooKeeperTls.fromConfig(m);
     kafkaBootstrap = m.getString("kafka.bootstrap-servers").strip();
     kafkaPort = port(m, "kafka.port");
     offersTopic = nonEmpty(m, "kafka.offers-topic");
@@ -175,6 +184,11 @@ public final class MosaicConfig {
     return config;
   }
 
+  /** Whether a ZooKeeper digest credential is configured ({@code mosaic.transport.zookeeper}). */
+  public boolean hasZooKeeperCredential() {
+    return !config.getString("mosaic.transport.zookeeper.digest-password").isEmpty();
+  }
+
   /** The transport settings of {@code mosaic.transport}, with this config's ZooKeeper root. */
   public TransportSettings transportSettings() {
     return TransportSettings.fromConfig(config).toBuilder().zkRoot(zkRoot).build();
@@ -229,6 +243,14 @@ public final class MosaicConfig {
     double v = m.getDouble(key);
     if (!(v >= 0 && v <= 1)) {
       throw bad(m, key, "must be in [0, 1], got " + v);
+    }
+    return v;
+  }
+
+  private static long positiveBytes(Config m, String key) {
+    long v = m.getBytes(key);
+    if (v < 1) {
+      throw bad(m, key, "must be at least 1 byte, got " + v);
     }
     return v;
   }
@@ -340,6 +362,33 @@ public final class MosaicConfig {
     /** Largest search limit. */
     public final int maxLimit;
 
+    /** Queries that may wait for a query thread. */
+    public final int queryQueue;
+
+    /** What one query may cost. */
+    public final QueryLimits queryLimits;
+
+    /** Largest query body. */
+    public final long maxRequestBytes;
+
+    /** Largest partition file accepted. */
+    public final long maxFileBytes;
+
+    /** Disk space kept free. */
+    public final long freeSpaceReserve;
+
+    /** Partitions per arena of a bulk reopen. */
+    public final int arenaGroupSize;
+
+    /** Retired generations the unmapper may have waiting. */
+    public final int maxUnmapBacklog;
+
+    /** File holding the operator token, or null. */
+    public final Path adminTokenFile;
+
+    /** Environment variable holding the operator token when there is no file. */
+    public final String adminTokenEnv;
+
     /** Verify checksums at start. */
     public final boolean verifyOnStart;
 
@@ -363,7 +412,38 @@ public final class MosaicConfig {
       scanInterval = m.getDuration("searcher.scan-interval");
       queryThreads = positive(m, "searcher.query-threads");
       maxLimit = positive(m, "searcher.max-limit");
+      queryQueue = positive(m, "searcher.query-queue");
+      try {
+        queryLimits =
+            new QueryLimits(
+                maxLimit,
+                positive(m, "searcher.max-result-window"),
+                positive(m, "searcher.max-clauses"),
+                positive(m, "searcher.max-depth"),
+                positive(m, "searcher.max-in-values"),
+                positive(m, "searcher.max-facets"),
+                positive(m, "searcher.max-facet-values"),
+                positive(m, "searcher.max-stats"),
+                positive(m, "searcher.max-order-by"),
+                positive(m, "searcher.max-fields"),
+                positiveDuration(m, "searcher.query-time-budget"));
+      } catch (IllegalArgumentException e) {
+        if (e.getMessage().startsWith("configuration key")) {
+          throw e;
+        }
+        throw bad(m, "searcher.max-result-window", e.getMessage());
+      }
+      maxRequestBytes = positiveBytes(m, "searcher.max-request-bytes");
+      maxFileBytes = positiveBytes(m, "searcher.max-file-bytes");
+      freeSpaceReserve = m.getBytes("searcher.free-space-reserve");
+      if (freeSpaceReserve < 0) {
+        throw bad(m, "searcher.free-space-reserve", "must be >= 0, got " + freeSpaceReserve);
+      }
+      arenaGroupSize = positive(m, "searcher.arena-group-size");
+      maxUnmapBacklog = positive(m, "searcher.max-unmap-backlog");
       verifyOnStart = m.getBoolean("searcher.verify-on-start");
+      adminTokenFile = optionalPath(m, "searcher.admin-token-file");
+      adminTokenEnv = m.getString("searcher.admin-token-env").strip();
     }
   }
 

@@ -109,6 +109,30 @@ public final class MosaicMain implements Runnable {
     return config.zkConnect;
   }
 
+  /**
+   * Refuses to run a role without a ZooKeeper credential (its znodes would be world-writable:
+   * anyone reaching ZooKeeper could mark searchers stale or poison the registry) unless the
+   * configuration explicitly allows it for development.
+   */
+  static void requireZooKeeperCredential(MosaicConfig config, String command) {
+    if (config.hasZooKeeperCredential()) {
+      return;
+    }
+    if (!config.zkAllowInsecure) {
+      throw new IllegalArgumentException(
+          "the "
+              + command
+              + " command needs a ZooKeeper credential: set"
+              + " mosaic.transport.zookeeper.digest-password (from the environment in a config"
+              + " file: digest-password = ${?MOSAIC_ZK_PASSWORD}); only for a development cluster,"
+              + " set mosaic.zookeeper.allow-insecure = true to run with world-writable znodes");
+    }
+    LOG.warn(
+        "{} runs WITHOUT a ZooKeeper credential (mosaic.zookeeper.allow-insecure = true): anyone"
+            + " who reaches ZooKeeper can rewrite the searcher registry and the manifest",
+        command);
+  }
+
   private static String requireKafka(MosaicConfig config, String command) {
     if (config.kafkaBootstrap.isEmpty()) {
       throw new IllegalArgumentException(
@@ -273,6 +297,7 @@ public final class MosaicMain implements Runnable {
     public Integer call() throws Exception {
       MosaicConfig config = options.load();
       String zk = requireZooKeeper(config, "searcher");
+      requireZooKeeperCredential(config, "searcher");
       MosaicConfig.Searcher s = config.searcher;
       CertCommand.requireCertificate(config, NodeIdentity.searcher(s.nodeId, s.dc));
       Path store = nodeDir(config, s.storeDir, s.nodeId, "store");
@@ -309,6 +334,7 @@ public final class MosaicMain implements Runnable {
       MosaicConfig config = options.load();
       String zk = requireZooKeeper(config, "indexer");
       String kafka = requireKafka(config, "indexer");
+      requireZooKeeperCredential(config, "indexer");
       CertCommand.requireCertificate(
           config, NodeIdentity.indexer(config.indexer.nodeId, config.indexer.dc));
       if (config.createTopics) {

@@ -124,11 +124,18 @@ public final class SearcherRole implements Closeable {
               .keepVersions(s.keepVersions)
               .scanInterval(s.scanInterval)
               .queryThreads(s.queryThreads)
-              .maxLimit(s.maxLimit)
+              .queryQueue(s.queryQueue)
+              .queryLimits(s.queryLimits)
+              .maxRequestBytes(s.maxRequestBytes)
+              .maxFileBytes(s.maxFileBytes)
+              .freeSpaceReserve(s.freeSpaceReserve)
+              .arenaGroupSize(s.arenaGroupSize)
+              .maxUnmapBacklog(s.maxUnmapBacklog)
               .verifyOnStart(s.verifyOnStart)
               .datacenter(spec.dc())
               .peerDiscovery(discovery)
               .actorSystem(system);
+      AdminToken.read(s.adminTokenFile, s.adminTokenEnv, System::getenv).ifPresent(b::adminToken);
       node = b.build();
       node.start();
       TransportNode.Builder tb =

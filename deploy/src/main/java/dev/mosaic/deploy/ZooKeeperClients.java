@@ -11,7 +11,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * Curator clients as every role of the launcher makes them: the configured session and connection
  * timeouts, exponential backoff between retries (250 ms up to 5 s), and the ZooKeeper digest
  * credential of {@code mosaic.transport.zookeeper} so the znodes they create are writable only by
- * the pipeline's own nodes.
+ * the pipeline's own nodes, over TLS when {@code mosaic.zookeeper.tls.enabled}.
  *
  * <p>Thread safety: stateless.
  */
@@ -31,6 +31,7 @@ final class ZooKeeperClients {
                     .connectString(connect)
                     .sessionTimeoutMs((int) config.zkSessionTimeout.toMillis())
                     .connectionTimeoutMs((int) config.zkConnectionTimeout.toMillis())
+                    .zkClientConfig(config.zkTls.clientConfig())
                     .retryPolicy(new ExponentialBackoffRetry(250, 20, 5000)))
             .build();
     client.start();

@@ -37,4 +37,39 @@ class MosaicMainTest {
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err()).contains("mosaic.searcher.nodes-per-dc must be >= 1, got 0");
   }
+
+  @Test
+  void rolesRefuseToStartWithoutAZooKeeperCredentialNamingTheKeysToSet() {
+    CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err())
+        .contains("needs a ZooKeeper credential")
+        .contains("mosaic.transport.zookeeper.digest-password")
+        .contains("mosaic.zookeeper.allow-insecure");
+    r =
+        run(
+            "indexer",
+            "--set",
+            "mosaic.zookeeper.connect=127.0.0.1:1",
+            "--set",
+            "mosaic.kafka.bootstrap-servers=127.0.0.1:1",
+            "--set",
+            "mosaic.kafka.create-topics=false");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("the indexer command needs a ZooKeeper credential");
+  }
+
+  @Test
+  void aCredentialOrTheExplicitInsecureFlagLetsARolePastTheCheck() {
+    // both stop at the next check (no data directory), not at the credential
+    for (String key :
+        new String[] {
+          "mosaic.transport.zookeeper.digest-password=s3cret-for-tests",
+          "mosaic.zookeeper.allow-insecure=true"
+        }) {
+      CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1", "--set", key);
+      assertThat(r.exitCode()).isNotZero();
+      assertThat(r.err()).doesNotContain("ZooKeeper credential").contains("mosaic.data-dir");
+    }
+  }
 }

@@ -169,11 +169,15 @@ public final class DatabaseMerger {
      * Target uncompressed size of the LZ4 blocks compressed during the merge (default: {@link
      * DatabaseBuilder}'s default).
      *
-     * @throws IllegalArgumentException when not positive
+     * @throws IllegalArgumentException when not positive or over 16 MiB
      */
     public Builder payloadBlockSize(int bytes) {
-      if (bytes <= 0) {
-        throw new IllegalArgumentException("payload block size must be positive, got " + bytes);
+      if (bytes <= 0 || bytes > PartitionMerge.MAX_BLOCK_SIZE) {
+        throw new IllegalArgumentException(
+            "payload block size must be in [1, "
+                + PartitionMerge.MAX_BLOCK_SIZE
+                + "], got "
+                + bytes);
       }
       this.blockSize = bytes;
       return this;

@@ -47,12 +47,14 @@ import org.slf4j.LoggerFactory;
  * <p>Reopens run on one maintenance thread: on every store event (coalesced), on a periodic safety
  * scan ({@link PartitionStore#rescan()} then reopen), and on {@link #reopen()}. Queries never wait
  * for a reopen and a reopen never waits for queries. Arena closes (each one a handshake with every
- * thread) run on a separate unmapper thread, never on a query thread, and never delay a reopen.
+ * thread) run on a separate unmapper thread, never on a query thread; a reopen waits only when the
+ * unmapper has {@link Builder#maxUnmapBacklog(int)} retired generations still to process
+ * (back-pressure, so mapped memory stays bounded when closes fall behind).
  *
- * <p>Partitions mapped by the same reopen share arenas of up to {@link Builder#arenaGroupSize(int)}
- * partitions, as Lucene's {@code RefCountedSharedArena} groups files: fewer handshakes when many
- * partitions change at once, at the price of keeping a retired partition mapped until the rest of
- * its group retires too.
+ * <p>Partitions mapped by the same bulk reopen (at least {@link Builder#bulkReopenPartitions(int)})
+ * share arenas of up to {@link Builder#arenaGroupSize(int)} partitions, as Lucene's {@code
+ * RefCountedSharedArena} groups files: fewer handshakes when many partitions change at once, at the
+ * price of keeping a retired partition mapped until the rest of its group retires too.
  *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
@@ -61,6 +63,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class Generations implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Generations.class);
+
+  /** Default partitions per shared arena among those one reopen maps. */
+  public static final int DEFAULT_ARENA_GROUP_SIZE = 16;
+
+  /** Default partitions a reopen must map for them to share arenas. */
+  public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 64;
+
+  /** Default bound on retired generations waiting for the unmapper. */
+  public static final int DEFAULT_MAX_UNMAP_BACKLOG = 32;
 
   private enum State {
     LATENT,
@@ -72,6 +83,9 @@ public final class Generations implements Closeable {
   private volatile Integer configuredSchemaVersion;
   private final Duration scanInterval;
   private final int arenaGroupSize;
+  private final int bulkReopenPartitions;
+  private final int maxUnmapBacklog;
+  private final Runnable beforeArenaClose;
   private final Clock clock;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final AtomicReference<Generation> current = new AtomicReference<>();
@@ -90,7 +104,11 @@ public final class Generations implements Closeable {
   private final AtomicLong mappedPartitions = new AtomicLong();
   private final AtomicLong mappedBytes = new AtomicLong();
   private final AtomicLong liveArenas = new AtomicLong();
+  // generations released by everyone whose partitions the unmapper has not yet processed
+  private final AtomicLong unmapBacklog = new AtomicLong();
+  private final Object unmapProgress = new Object();
   private final Timer reopenTimer;
+  private final Timer reopenThrottle;
   private final Timer unmapTimer;
   private final Counter reopenFailures;
 
@@ -99,6 +117,9 @@ public final class Generations implements Closeable {
     this.configuredSchemaVersion = b.schemaVersion;
     this.scanInterval = b.scanInterval;
     this.arenaGroupSize = b.arenaGroupSize;
+    this.bulkReopenPartitions = b.bulkReopenPartitions;
+    this.maxUnmapBacklog = b.maxUnmapBacklog;
+    this.beforeArenaClose = b.beforeArenaClose;
     this.clock = b.clock;
     this.maintenance =
         Executors.newSingleThreadScheduledExecutor(
@@ -125,6 +146,11 @@ public final class Generations implements Closeable {
             .description("Arena closes (unmapping retired partitions), and how long each took")
             .publishPercentileHistogram()
             .register(registry);
+    this.reopenThrottle =
+        Timer.builder("mosaic.searcher.reopen.throttled")
+            .description(
+                "Reopens held back because the unmapper was behind, and how long each waited")
+            .register(registry);
     this.reopenFailures =
         Counter.builder("mosaic.searcher.reopen.failures")
             .description("Reopens that failed; the previous generation kept serving")
@@ -138,6 +164,9 @@ public final class Generations implements Closeable {
     Gauge.builder("mosaic.searcher.mapped.bytes", mappedBytes, AtomicLong::get)
         .description("Bytes of partition files currently mapped")
         .baseUnit("bytes")
+        .register(registry);
+    Gauge.builder("mosaic.searcher.unmap.backlog", unmapBacklog, AtomicLong::get)
+        .description("Retired generations waiting for the unmapper")
         .register(registry);
     Gauge.builder("mosaic.searcher.arenas", liveArenas, AtomicLong::get)
         .description("Shared arenas currently open")
@@ -299,6 +328,16 @@ public final class Generations implements Closeable {
     return liveArenas.get();
   }
 
+  /** Retired generations whose partitions the unmapper has not processed yet. */
+  public long unmapBacklog() {
+    return unmapBacklog.get();
+  }
+
+  /** Reopens that waited for the unmapper to catch up. */
+  public long throttledReopens() {
+    return reopenThrottle.count();
+  }
+
   /** Reopens that built a new generation so far. */
   public long reopenCount() {
     return reopenTimer.count();
@@ -408,6 +447,7 @@ public final class Generations implements Closeable {
     if (state.get() == State.CLOSED) {
       throw new IllegalStateException("generations are closed");
     }
+    awaitUnmapper();
     long start = System.nanoTime();
     try {
       synchronized (books) {
@@ -452,6 +492,7 @@ public final class Generations implements Closeable {
             : want.firstEntry().getValue().schema();
     SortedMap<Integer, MappedPartition> next = new TreeMap<>();
     List<MappedPartition> fresh = new ArrayList<>();
+    int group = groupSizeFor(want);
     SharedArena arena = null;
     List<SharedArena> arenas = new ArrayList<>();
     try {
@@ -476,7 +517,7 @@ public final class Generations implements Closeable {
           }
           continue;
         }
-        if (arena == null || arena.fileCount() >= arenaGroupSize) {
+        if (arena == null || arena.fileCount() >= group) {
           arena = new SharedArena();
           arenas.add(arena);
           liveArenas.incrementAndGet();
@@ -536,6 +577,54 @@ public final class Generations implements Closeable {
     return g.id();
   }
 
+  /**
+   * Partitions per arena for this reopen: {@link #arenaGroupSize} when it maps at least {@link
+   * #bulkReopenPartitions} partitions (a full feed cycle, start-up, catch-up: the group's members
+   * are then likely to retire together), else one, so that a reopen replacing a few partitions
+   * never keeps retired neighbours mapped.
+   */
+  private int groupSizeFor(NavigableMap<Integer, StoredFile> want) {
+    int unmapped = 0;
+    for (StoredFile f : want.values()) {
+      if (!mapped.containsKey(f.id()) && ++unmapped >= bulkReopenPartitions) {
+        return arenaGroupSize;
+      }
+    }
+    return 1;
+  }
+
+  /**
+   * Back-pressure: holds the reopen (maintenance thread, outside the books lock) while the unmapper
+   * has {@code maxUnmapBacklog} or more retired generations to process, so mapped generations and
+   * bytes stay bounded when arena closes are slower than reopens. Store events arriving meanwhile
+   * coalesce into the next reopen. Returns at once when closing.
+   */
+  private void awaitUnmapper() {
+    if (unmapBacklog.get() < maxUnmapBacklog) {
+      return;
+    }
+    long t0 = System.nanoTime();
+    long warnAt = t0 + TimeUnit.SECONDS.toNanos(10);
+    synchronized (unmapProgress) {
+      while (unmapBacklog.get() >= maxUnmapBacklog && state.get() == State.STARTED) {
+        try {
+          unmapProgress.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        if (System.nanoTime() - warnAt > 0) {
+          LOG.warn(
+              "reopen held back for {} s: the unmapper still has {} retired generations to process",
+              TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0),
+              unmapBacklog.get());
+          warnAt += TimeUnit.SECONDS.toNanos(10);
+        }
+      }
+    }
+    reopenThrottle.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+  }
+
   private static boolean sameFiles(
       SortedMap<Integer, MappedPartition> have, NavigableMap<Integer, StoredFile> want) {
     if (have.size() != want.size()) {
@@ -576,6 +665,7 @@ public final class Generations implements Closeable {
 
   /** Called by a generation whose last reference was released. */
   void retire(Generation g) {
+    unmapBacklog.incrementAndGet();
     try {
       unmapper.execute(() -> doRetire(g));
     } catch (RejectedExecutionException e) {
@@ -584,24 +674,32 @@ public final class Generations implements Closeable {
   }
 
   private void doRetire(Generation g) {
-    List<SharedArena> unused = new ArrayList<>();
-    synchronized (books) {
-      openGenerations.decrementAndGet();
-      for (MappedPartition m : g.mappedPartitions().values()) {
-        if (m.decGenerations()) {
-          mapped.remove(m.file().id());
-          if (m.arena().retired()) {
-            unused.add(m.arena());
+    try {
+      List<SharedArena> unused = new ArrayList<>();
+      synchronized (books) {
+        openGenerations.decrementAndGet();
+        for (MappedPartition m : g.mappedPartitions().values()) {
+          if (m.decGenerations()) {
+            mapped.remove(m.file().id());
+            if (m.arena().retired()) {
+              unused.add(m.arena());
+            }
           }
         }
       }
-    }
-    for (SharedArena a : unused) {
-      closeArena(a);
+      for (SharedArena a : unused) {
+        closeArena(a);
+      }
+    } finally {
+      unmapBacklog.decrementAndGet();
+      synchronized (unmapProgress) {
+        unmapProgress.notifyAll();
+      }
     }
   }
 
   private void closeArena(SharedArena a) {
+    beforeArenaClose.run();
     long t0 = System.nanoTime();
     a.close();
     if (!a.empty()) {
@@ -624,7 +722,10 @@ public final class Generations implements Closeable {
     private final PartitionStore store;
     private Integer schemaVersion;
     private Duration scanInterval = Duration.ofSeconds(10);
-    private int arenaGroupSize = 1;
+    private int arenaGroupSize = DEFAULT_ARENA_GROUP_SIZE;
+    private int maxUnmapBacklog = DEFAULT_MAX_UNMAP_BACKLOG;
+    private int bulkReopenPartitions = DEFAULT_BULK_REOPEN_PARTITIONS;
+    private Runnable beforeArenaClose = () -> {};
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
 
@@ -657,14 +758,48 @@ public final class Generations implements Closeable {
     }
 
     /**
-     * How many partitions mapped by one reopen may share one arena (default 1: every partition is
-     * unmapped as soon as it retires).
+     * How many partitions mapped by one reopen may share one arena (default 16): one arena close (a
+     * handshake with every thread) unmaps the whole group, so a reopen replacing all 1024
+     * partitions costs 64 closes instead of 1024, at the price of keeping a retired partition
+     * mapped until the rest of its group retires. 1 unmaps every partition as soon as it retires.
      */
     public Builder arenaGroupSize(int arenaGroupSize) {
       if (arenaGroupSize < 1) {
         throw new IllegalArgumentException("arenaGroupSize must be >= 1, got " + arenaGroupSize);
       }
       this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /**
+     * Partitions a reopen must map for them to share arenas (default 64); smaller reopens map one
+     * partition per arena, so replacing a few partitions never keeps retired neighbours mapped.
+     */
+    public Builder bulkReopenPartitions(int bulkReopenPartitions) {
+      if (bulkReopenPartitions < 1) {
+        throw new IllegalArgumentException(
+            "bulkReopenPartitions must be >= 1, got " + bulkReopenPartitions);
+      }
+      this.bulkReopenPartitions = bulkReopenPartitions;
+      return this;
+    }
+
+    /**
+     * Most retired generations the unmapper may have waiting (default 32): a reopen waits while
+     * there are that many, so open generations stay at most this plus the queries in flight plus
+     * one, and mapped bytes with them, however far arena closes fall behind.
+     */
+    public Builder maxUnmapBacklog(int maxUnmapBacklog) {
+      if (maxUnmapBacklog < 1) {
+        throw new IllegalArgumentException("maxUnmapBacklog must be >= 1, got " + maxUnmapBacklog);
+      }
+      this.maxUnmapBacklog = maxUnmapBacklog;
+      return this;
+    }
+
+    /** Runs before every arena close on the unmapper thread (tests slow the unmapper with it). */
+    Builder beforeArenaClose(Runnable hook) {
+      this.beforeArenaClose = Objects.requireNonNull(hook, "hook");
       return this;
     }
 

@@ -74,57 +74,67 @@ public final class JsonQuery {
    */
   public record Count(Condition condition, List<Facet> facets, List<Stats> stats) {}
 
-  /** Parses the JSON text of a search. */
+  /** Parses the JSON text of a search with the default limits but the given largest limit. */
   public static Search parseSearch(byte[] json, Schema schema, int maxLimit) {
-    return parseSearch(readObject(json), schema, maxLimit);
+    QueryLimits d = QueryLimits.DEFAULT;
+    return parseSearch(
+        json,
+        schema,
+        new QueryLimits(maxLimit, d.maxClauses(), d.maxDepth(), d.maxInValues(), d.timeBudget()));
   }
 
   /** Parses the JSON text of a search, refusing one over any of {@code limits}. */
   public static Search parseSearch(byte[] json, Schema schema, QueryLimits limits) {
     JsonNode root = readObject(json);
     limits.checkFilter(root.get("filter"));
-    return parseSearch(root, schema, limits.maxLimit());
+    return parseSearch(root, schema, limits);
   }
 
   /** Parses the JSON text of a count, refusing one over any of {@code limits}. */
   public static Count parseCount(byte[] json, Schema schema, QueryLimits limits) {
     JsonNode root = readObject(json);
     limits.checkFilter(root.get("filter"));
-    return parseCount(root, schema);
+    return parseCount(root, schema, limits);
   }
 
-  private static Search parseSearch(JsonNode root, Schema schema, int maxLimit) {
+  private static Search parseSearch(JsonNode root, Schema schema, QueryLimits limits) {
     checkKeys(root, SEARCH_KEYS, "");
     Condition condition =
         root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();
-    List<Order> orders = orders(root.get("orderBy"), schema);
+    List<Order> orders = orders(root.get("orderBy"), schema, limits);
     int skip = nonNegativeInt(root.get("skip"), "skip", 0, Integer.MAX_VALUE);
-    int limit = nonNegativeInt(root.get("limit"), "limit", DEFAULT_LIMIT, maxLimit);
-    List<String> fields = fields(root.get("fields"), schema);
+    int limit =
+        nonNegativeInt(root.get("limit"), "limit", DEFAULT_LIMIT, limits.maxLimit(), "maxLimit");
+    limits.checkWindow(skip, limit);
+    List<String> fields = fields(root.get("fields"), schema, limits);
     boolean payload = bool(root.get("payload"), "payload", true);
     boolean explain = bool(root.get("explain"), "explain", false);
     return new Search(
         new Query(condition, orders, skip, limit),
         fields,
         payload,
-        facets(root.get("facets"), schema),
-        stats(root.get("stats"), schema),
+        facets(root.get("facets"), schema, limits),
+        stats(root.get("stats"), schema, limits),
         explain);
   }
 
-  /** Parses the JSON text of a count: an object with optional {@code filter}, facets and stats. */
+  /**
+   * Parses the JSON text of a count (an object with optional {@code filter}, facets and stats) with
+   * the default limits.
+   */
   public static Count parseCount(byte[] json, Schema schema) {
-    return parseCount(readObject(json), schema);
+    return parseCount(json, schema, QueryLimits.DEFAULT);
   }
 
-  private static Count parseCount(JsonNode root, Schema schema) {
+  private static Count parseCount(JsonNode root, Schema schema, QueryLimits limits) {
     checkKeys(root, COUNT_KEYS, "");
     Condition c =
         root.has("filter") ? condition(root.get("filter"), schema, "filter") : Condition.all();
-    return new Count(c, facets(root.get("facets"), schema), stats(root.get("stats"), schema));
+    return new Count(
+        c, facets(root.get("facets"), schema, limits), stats(root.get("stats"), schema, limits));
   }
 
-  private static List<Facet> facets(JsonNode n, Schema schema) {
+  private static List<Facet> facets(JsonNode n, Schema schema, QueryLimits limits) {
     List<Facet> out = new ArrayList<>();
     if (n == null || n.isNull()) {
       return out;
@@ -133,11 +143,15 @@ public final class JsonQuery {
       throw new BadQueryException(
           "facets: expected an array of facet requests but got " + describe(n));
     }
+    QueryLimits.checkCount("facets", n.size(), limits.maxFacets(), "maxFacets");
     for (int i = 0; i < n.size(); i++) {
       String path = "facets[" + i + "]";
       JsonNode e = n.get(i);
       if (e.isTextual()) {
-        out.add(Facet.top(facetField(schema, e.textValue(), path).name(), 10));
+        out.add(
+            Facet.top(
+                facetField(schema, e.textValue(), path).name(),
+                Math.min(10, limits.maxFacetValues())));
         continue;
       }
       if (!e.isObject()) {
@@ -163,6 +177,8 @@ public final class JsonQuery {
           throw new BadQueryException(
               path + ".values: expected an array of values but got " + describe(v));
         }
+        QueryLimits.checkCount(
+            path + ".values", v.size(), limits.maxFacetValues(), "maxFacetValues");
         List<Object> values = new ArrayList<>();
         for (int j = 0; j < v.size(); j++) {
           values.add(value(field, v.get(j), path + ".values[" + j + "]"));
@@ -175,7 +191,13 @@ public final class JsonQuery {
         }
         out.add(Facet.all(field.name()));
       } else {
-        int top = nonNegativeInt(e.get("top"), path + ".top", 10, MAX_FACET_TOP);
+        int top =
+            nonNegativeInt(
+                e.get("top"),
+                path + ".top",
+                Math.min(10, limits.maxFacetValues()),
+                Math.min(MAX_FACET_TOP, limits.maxFacetValues()),
+                "maxFacetValues");
         out.add(Facet.top(field.name(), top));
       }
     }
@@ -191,7 +213,7 @@ public final class JsonQuery {
     return f;
   }
 
-  private static List<Stats> stats(JsonNode n, Schema schema) {
+  private static List<Stats> stats(JsonNode n, Schema schema, QueryLimits limits) {
     List<Stats> out = new ArrayList<>();
     if (n == null || n.isNull()) {
       return out;
@@ -200,6 +222,7 @@ public final class JsonQuery {
       throw new BadQueryException(
           "stats: expected an array of stats requests but got " + describe(n));
     }
+    QueryLimits.checkCount("stats", n.size(), limits.maxStats(), "maxStats");
     for (int i = 0; i < n.size(); i++) {
       String path = "stats[" + i + "]";
       JsonNode e = n.get(i);
@@ -239,6 +262,8 @@ public final class JsonQuery {
           throw new BadQueryException(
               path + ".bounds: expected an array of values but got " + describe(bounds));
         }
+        QueryLimits.checkCount(
+            path + ".bounds", bounds.size(), limits.maxFacetValues(), "maxFacetValues");
         for (int j = 0; j < bounds.size(); j++) {
           values.add(value(f, bounds.get(j), path + ".bounds[" + j + "]"));
         }
@@ -292,6 +317,10 @@ public final class JsonQuery {
   }
 
   private static int nonNegativeInt(JsonNode n, String path, int dflt, int max) {
+    return nonNegativeInt(n, path, dflt, max, null);
+  }
+
+  private static int nonNegativeInt(JsonNode n, String path, int dflt, int max, String limit) {
     if (n == null || n.isNull()) {
       return dflt;
     }
@@ -304,12 +333,18 @@ public final class JsonQuery {
       throw new BadQueryException(path + ": must be >= 0, got " + v);
     }
     if (v > max) {
-      throw new BadQueryException(path + ": " + v + " is over the maximum of " + max);
+      throw new BadQueryException(
+          path
+              + ": "
+              + v
+              + " is over the maximum of "
+              + max
+              + (limit == null ? "" : " (" + limit + ")"));
     }
     return v;
   }
 
-  private static List<Order> orders(JsonNode n, Schema schema) {
+  private static List<Order> orders(JsonNode n, Schema schema, QueryLimits limits) {
     List<Order> out = new ArrayList<>();
     if (n == null || n.isNull()) {
       return out;
@@ -321,6 +356,7 @@ public final class JsonQuery {
     if (!n.isArray()) {
       throw new BadQueryException("orderBy: expected an array of sort keys but got " + describe(n));
     }
+    QueryLimits.checkCount("orderBy", n.size(), limits.maxOrderBy(), "maxOrderBy");
     for (int i = 0; i < n.size(); i++) {
       out.add(order(n.get(i), schema, "orderBy[" + i + "]"));
     }
@@ -372,7 +408,7 @@ public final class JsonQuery {
     return new Order(field, desc);
   }
 
-  private static List<String> fields(JsonNode n, Schema schema) {
+  private static List<String> fields(JsonNode n, Schema schema, QueryLimits limits) {
     if (n == null || n.isNull()) {
       return sortable(schema);
     }
@@ -380,6 +416,7 @@ public final class JsonQuery {
       throw new BadQueryException(
           "fields: expected an array of field names but got " + describe(n));
     }
+    QueryLimits.checkCount("fields", n.size(), limits.maxFields(), "maxFields");
     Set<String> out = new LinkedHashSet<>();
     for (int i = 0; i < n.size(); i++) {
       JsonNode e = n.get(i);

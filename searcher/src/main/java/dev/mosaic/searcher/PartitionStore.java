@@ -68,6 +68,12 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private static final String CORRUPT_SUFFIX = ".corrupt";
   private static final String PIN_FILE = "pinned";
 
+  /** Default largest file accepted: 4 GiB. */
+  public static final long DEFAULT_MAX_FILE_BYTES = 4L << 30;
+
+  /** Default free space kept on the store's file system: 512 MiB. */
+  public static final long DEFAULT_FREE_SPACE_RESERVE = 512L << 20;
+
   private enum State {
     LATENT,
     STARTED,
@@ -79,15 +85,20 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private final int keepVersions;
   private final IntPredicate acceptedSchemaVersions;
   private final boolean verifyOnStart;
+  private final long maxFileBytes;
+  private final long freeSpaceReserve;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final List<StoreListener> listeners = new CopyOnWriteArrayList<>();
 
   // Guarded by "this".
   private final Map<Integer, SchemaFiles> schemas = new HashMap<>();
-  private final Set<PartitionFileId> receiving = new HashSet<>();
   private final Map<PartitionFileId, Integer> retained = new HashMap<>();
+  // files being received, with their announced sizes
+  private final Map<PartitionFileId, Long> receivingBytes = new HashMap<>();
 
   private PartitionStore(Builder b) {
+    this.maxFileBytes = b.maxFileBytes;
+    this.freeSpaceReserve = b.freeSpaceReserve;
     this.root = b.root;
     this.layout = new PartitionLayout(b.root);
     this.keepVersions = b.keepVersions;
@@ -163,10 +174,20 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       throw new RejectedFileException(
           id + ": schema version " + id.schemaVersion() + " is not accepted by this store");
     }
+    if (size > maxFileBytes) {
+      throw new RejectedFileException(
+          id
+              + ": announced size of "
+              + size
+              + " bytes is over this store's largest file of "
+              + maxFileBytes
+              + " bytes (maxFileBytes)");
+    }
     Path dir = partitionDir(id.schemaVersion(), id.partition());
     synchronized (this) {
       rejectUnlessNewer(id);
-      if (!receiving.add(id)) {
+      rejectUnlessRoomFor(id, size);
+      if (receivingBytes.putIfAbsent(id, Math.max(0, size)) != null) {
         throw new RejectedFileException(id + ": already being received");
       }
     }
@@ -177,9 +198,37 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       return new Staged(id, size, temp);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
-        receiving.remove(id);
+        receivingBytes.remove(id);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Refuses a file whose bytes, with those of every file being received, would leave less than the
+   * free-space reserve on the store's file system. Caller holds the lock.
+   */
+  private void rejectUnlessRoomFor(PartitionFileId id, long size) throws IOException {
+    if (freeSpaceReserve <= 0) {
+      return;
+    }
+    long usable = Files.getFileStore(root).getUsableSpace();
+    long inFlight = receivingBytes.values().stream().mapToLong(Long::longValue).sum();
+    long after = usable - inFlight - Math.max(0, size);
+    if (after < freeSpaceReserve) {
+      throw new RejectedFileException(
+          id
+              + ": not enough disk space: "
+              + usable
+              + " bytes usable, "
+              + inFlight
+              + " being received, this file "
+              + size
+              + " bytes would leave "
+              + after
+              + ", under the free-space reserve of "
+              + freeSpaceReserve
+              + " bytes (freeSpaceReserve)");
     }
   }
 
@@ -757,7 +806,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       }
       done = true;
       synchronized (PartitionStore.this) {
-        receiving.remove(id);
+        receivingBytes.remove(id);
       }
       try {
         Files.deleteIfExists(temp);
@@ -801,6 +850,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     private int keepVersions = 2;
     private IntPredicate acceptedSchemaVersions = v -> true;
     private boolean verifyOnStart = true;
+    private long maxFileBytes = DEFAULT_MAX_FILE_BYTES;
+    private long freeSpaceReserve = DEFAULT_FREE_SPACE_RESERVE;
 
     private Builder(Path root) {
       this.root = Objects.requireNonNull(root, "root");
@@ -828,6 +879,32 @@ public final class PartitionStore implements ReceivingStore, Closeable {
      */
     public Builder verifyOnStart(boolean verifyOnStart) {
       this.verifyOnStart = verifyOnStart;
+      return this;
+    }
+
+    /**
+     * Largest file {@link #stage} accepts, by its announced size (default 4 GiB); a larger one is
+     * refused with a {@link RejectedFileException} naming this setting, before a byte is written.
+     */
+    public Builder maxFileBytes(long maxFileBytes) {
+      if (maxFileBytes < 1) {
+        throw new IllegalArgumentException("maxFileBytes must be >= 1, got " + maxFileBytes);
+      }
+      this.maxFileBytes = maxFileBytes;
+      return this;
+    }
+
+    /**
+     * Bytes that must stay free on the store's file system (default 512 MiB; 0 turns the check
+     * off): {@link #stage} refuses a file whose announced size, with the files being received,
+     * would leave less. The previous version keeps serving; the transport retries later.
+     */
+    public Builder freeSpaceReserve(long freeSpaceReserve) {
+      if (freeSpaceReserve < 0) {
+        throw new IllegalArgumentException(
+            "freeSpaceReserve must be >= 0, got " + freeSpaceReserve);
+      }
+      this.freeSpaceReserve = freeSpaceReserve;
       return this;
     }
 

@@ -7,45 +7,132 @@ import java.util.Objects;
 
 /**
  * Bounds on what one query may ask of a searcher, so that a single caller cannot take it down:
- * result size ({@code limit}), number of condition clauses, nesting depth of {@code and}/{@code
- * or}/{@code not}, values in one {@code in} list, and wall time per query.
+ * result size ({@code limit}), how deep it may page ({@code skip + limit}), number of condition
+ * clauses, nesting depth of {@code and}/{@code or}/{@code not}, values in one {@code in} list,
+ * number of facets, of values one facet may ask or return, of stats, of sort keys and of returned
+ * fields, and wall time per query (counted from the request's arrival, so time waiting for a query
+ * thread counts).
  *
  * <p>Structural limits are checked on the JSON before the query is built; the time budget is
- * checked between documents while hits are produced and after the count and aggregation, so a query
- * over budget is cancelled there and answered 400 with a message naming the budget. NOTE: a count
- * or aggregation over one partition is not interrupted midway; its cost is bounded by the
- * structural limits.
+ * checked while the query waits for a thread, between documents while hits are produced and after
+ * the count and aggregation, so a query over budget is cancelled there and answered 400 with a
+ * message naming the budget. Every refusal names the limit ({@code maxFacets}, ...) and its value.
+ * NOTE: a count or aggregation over one partition is not interrupted midway; its cost is bounded by
+ * the structural limits. Documents skipped by {@code skip} are not visited one by one by the
+ * caller, so {@code maxResultWindow} is what bounds their cost.
  *
  * <p>Thread safety: immutable.
  *
  * @param maxLimit largest {@code limit} of a search
+ * @param maxResultWindow largest {@code skip + limit} of a search (how deep a caller may page)
  * @param maxClauses largest number of condition objects in a filter (every {@code eq}, {@code and},
  *     {@code not}... counts one)
  * @param maxDepth deepest nesting of condition objects (a flat {@code eq} is depth 1)
  * @param maxInValues most values in one {@code in} list
- * @param timeBudget wall time a query may take before it is cancelled
+ * @param maxFacets most facet requests in one query
+ * @param maxFacetValues most values one facet may ask ({@code top}, {@code values}) or return
+ *     ({@code all}), and most {@code bounds} of one stat
+ * @param maxStats most stats requests in one query
+ * @param maxOrderBy most sort keys in {@code orderBy}
+ * @param maxFields most names in {@code fields}
+ * @param timeBudget wall time a query may take, from arrival, before it is cancelled
  */
 public record QueryLimits(
-    int maxLimit, int maxClauses, int maxDepth, int maxInValues, Duration timeBudget) {
-  /** Defaults: limit 1000, 256 clauses, depth 16, 1024 {@code in} values, 10 s. */
+    int maxLimit,
+    int maxResultWindow,
+    int maxClauses,
+    int maxDepth,
+    int maxInValues,
+    int maxFacets,
+    int maxFacetValues,
+    int maxStats,
+    int maxOrderBy,
+    int maxFields,
+    Duration timeBudget) {
+  /**
+   * Defaults: limit 1000, result window 10,000, 256 clauses, depth 16, 1024 {@code in} values, 32
+   * facets, 1000 facet values, 32 stats, 8 sort keys, 64 fields, 10 s.
+   */
   public static final QueryLimits DEFAULT =
-      new QueryLimits(1000, 256, 16, 1024, Duration.ofSeconds(10));
+      new QueryLimits(1000, 10_000, 256, 16, 1024, 32, 1000, 32, 8, 64, Duration.ofSeconds(10));
 
-  /** Checks every bound is positive. */
+  /** Checks every bound is positive and the result window holds the largest limit. */
   public QueryLimits {
     positive(maxLimit, "maxLimit");
+    positive(maxResultWindow, "maxResultWindow");
     positive(maxClauses, "maxClauses");
     positive(maxDepth, "maxDepth");
     positive(maxInValues, "maxInValues");
+    positive(maxFacets, "maxFacets");
+    positive(maxFacetValues, "maxFacetValues");
+    positive(maxStats, "maxStats");
+    positive(maxOrderBy, "maxOrderBy");
+    positive(maxFields, "maxFields");
     Objects.requireNonNull(timeBudget, "timeBudget");
     if (timeBudget.isNegative() || timeBudget.isZero()) {
       throw new IllegalArgumentException("timeBudget must be positive, got " + timeBudget);
     }
+    if (maxResultWindow < maxLimit) {
+      throw new IllegalArgumentException(
+          "maxResultWindow (" + maxResultWindow + ") must be >= maxLimit (" + maxLimit + ")");
+    }
+  }
+
+  /**
+   * The five historical bounds, every other one at its {@link #DEFAULT} (the result window grows to
+   * {@code maxLimit} when that is larger).
+   */
+  public QueryLimits(
+      int maxLimit, int maxClauses, int maxDepth, int maxInValues, Duration timeBudget) {
+    this(
+        maxLimit,
+        Math.max(maxLimit, DEFAULT.maxResultWindow),
+        maxClauses,
+        maxDepth,
+        maxInValues,
+        DEFAULT.maxFacets,
+        DEFAULT.maxFacetValues,
+        DEFAULT.maxStats,
+        DEFAULT.maxOrderBy,
+        DEFAULT.maxFields,
+        timeBudget);
   }
 
   private static void positive(int v, String name) {
     if (v < 1) {
       throw new IllegalArgumentException(name + " must be >= 1, got " + v);
+    }
+  }
+
+  /**
+   * Refuses a list longer than its limit.
+   *
+   * @param path the JSON path of the list ({@code facets}, {@code orderBy}...)
+   * @param size its length
+   * @param max the limit
+   * @param name the limit's name, as the error shows it
+   * @throws BadQueryException naming the limit
+   */
+  static void checkCount(String path, int size, int max, String name) {
+    if (size > max) {
+      throw new BadQueryException(
+          path + ": " + size + " entries is over the maximum of " + max + " (" + name + ")");
+    }
+  }
+
+  /**
+   * Refuses a search whose {@code skip + limit} is over {@link #maxResultWindow()}.
+   *
+   * @throws BadQueryException naming the limit
+   */
+  void checkWindow(int skip, int limit) {
+    if ((long) skip + limit > maxResultWindow) {
+      throw new BadQueryException(
+          "skip: skip + limit = "
+              + ((long) skip + limit)
+              + " is over the maximum result window of "
+              + maxResultWindow
+              + " (maxResultWindow); narrow the filter instead of paging this deep");
     }
   }
 
@@ -68,11 +155,14 @@ public record QueryLimits(
     }
     if (depth > maxDepth) {
       throw new BadQueryException(
-          path + ": conditions nest deeper than the maximum depth of " + maxDepth);
+          path + ": conditions nest deeper than the maximum depth of " + maxDepth + " (maxDepth)");
     }
     if (++clauses[0] > maxClauses) {
       throw new BadQueryException(
-          path + ": the filter has more than the maximum of " + maxClauses + " clauses");
+          path
+              + ": the filter has more than the maximum of "
+              + maxClauses
+              + " clauses (maxClauses)");
     }
     Map.Entry<String, JsonNode> e = n.properties().iterator().next();
     String op = e.getKey();
@@ -99,7 +189,7 @@ public record QueryLimits(
                     + f.getValue().size()
                     + " values is over the maximum of "
                     + maxInValues
-                    + " in one in list");
+                    + " in one in list (maxInValues)");
           }
         }
       }

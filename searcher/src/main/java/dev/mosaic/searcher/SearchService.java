@@ -93,9 +93,9 @@ public final class SearchService {
     return limits;
   }
 
-  private long deadline(long t0) {
+  private long deadline(long arrived) {
     long budget = limits.timeBudget().toNanos();
-    return t0 + budget < t0 ? Long.MAX_VALUE : t0 + budget;
+    return arrived + budget < arrived ? Long.MAX_VALUE : arrived + budget;
   }
 
   private void checkBudget(long deadline, String where) {
@@ -111,12 +111,28 @@ public final class SearchService {
    * @throws IllegalStateException when no generation is open (503)
    */
   public byte[] search(byte[] json) {
-    return timed("search", () -> doSearch(json));
+    return search(json, System.nanoTime());
+  }
+
+  /**
+   * Runs a search that arrived at {@code arrivedNanos} ({@link System#nanoTime()}): its time budget
+   * counts from then, so time spent waiting for a query thread is part of it.
+   *
+   * @throws BadQueryException for a query that is wrong or over its budget (400)
+   * @throws IllegalStateException when no generation is open (503)
+   */
+  public byte[] search(byte[] json, long arrivedNanos) {
+    return timed("search", () -> doSearch(json, arrivedNanos));
   }
 
   /** Runs a count given as JSON ({@code {"filter": ...}}) and returns the JSON answer. */
   public byte[] count(byte[] json) {
-    return timed("count", () -> doCount(json));
+    return count(json, System.nanoTime());
+  }
+
+  /** As {@link #count(byte[])}, with the time budget counted from {@code arrivedNanos}. */
+  public byte[] count(byte[] json, long arrivedNanos) {
+    return timed("count", () -> doCount(json, arrivedNanos));
   }
 
   private interface Body {
@@ -151,8 +167,10 @@ public final class SearchService {
         .register(registry);
   }
 
-  private byte[] doCount(byte[] json) throws IOException {
+  private byte[] doCount(byte[] json, long arrived) throws IOException {
     long t0 = System.nanoTime();
+    long deadline = deadline(arrived);
+    checkBudget(deadline, "waiting for a query thread");
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       JsonQuery.Count c = JsonQuery.parseCount(json, db.schema(), limits);
@@ -164,7 +182,7 @@ public final class SearchService {
         aggregation = aggregateChecked(db, c.condition(), c.facets(), c.stats());
         total = aggregation.count();
       }
-      checkBudget(deadline(t0), "counting");
+      checkBudget(deadline, "counting");
       ByteArrayOutputStream out = new ByteArrayOutputStream(128);
       try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
         gen.writeStartObject();
@@ -178,10 +196,26 @@ public final class SearchService {
     }
   }
 
-  private static Aggregation aggregateChecked(
+  private Aggregation aggregateChecked(
       CompositeDatabase db, Condition condition, List<Facet> facets, List<Stats> stats) {
     try {
-      return db.aggregate(condition, facets, stats);
+      Aggregation a = db.aggregate(condition, facets, stats);
+      for (int i = 0; i < a.facets().size(); i++) {
+        int values = a.facets().get(i).entries().size();
+        if (values > limits.maxFacetValues()) {
+          throw new BadQueryException(
+              "facets["
+                  + i
+                  + "]: field '"
+                  + a.facets().get(i).field()
+                  + "' has "
+                  + values
+                  + " values among the matches, over the maximum of "
+                  + limits.maxFacetValues()
+                  + " (maxFacetValues); ask for \"top\" instead of \"all\"");
+        }
+      }
+      return a;
     } catch (BadQueryException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -271,13 +305,14 @@ public final class SearchService {
     }
   }
 
-  private byte[] doSearch(byte[] json) throws IOException {
+  private byte[] doSearch(byte[] json, long arrived) throws IOException {
     long t0 = System.nanoTime();
+    long deadline = deadline(arrived);
+    checkBudget(deadline, "waiting for a query thread");
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
       JsonQuery.Search s = JsonQuery.parseSearch(json, schema, limits);
-      long deadline = deadline(t0);
       Aggregation aggregation = null;
       long total;
       if (s.facets().isEmpty() && s.stats().isEmpty()) {

@@ -80,9 +80,10 @@ public final class SearcherMain implements Runnable {
 
     @Option(
         names = "--arena-group-size",
-        defaultValue = "1",
+        defaultValue = "16",
         description =
-            "Partitions mapped by one reopen that share an arena. Default: ${DEFAULT-VALUE}.")
+            "Partitions mapped by one bulk reopen (64 or more) that share an arena. Default:"
+                + " ${DEFAULT-VALUE}.")
     int arenaGroupSize;
 
     @Option(

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
@@ -21,9 +22,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -84,31 +87,36 @@ public final class SearcherNode implements Closeable {
         PartitionStore.builder(b.storeDirectory)
             .keepVersions(b.keepVersions)
             .verifyOnStart(b.verifyOnStart)
+            .maxFileBytes(b.maxFileBytes)
+            .freeSpaceReserve(b.freeSpaceReserve)
             .build();
     Generations.Builder gb =
         Generations.builder(store)
             .scanInterval(b.scanInterval)
             .arenaGroupSize(b.arenaGroupSize)
+            .maxUnmapBacklog(b.maxUnmapBacklog)
             .meterRegistry(registry);
     if (b.schemaVersion != null) {
       gb.schemaVersion(b.schemaVersion);
     }
     this.generations = gb.build();
-    this.search =
-        new SearchService(
-            generations,
-            b.payloads,
-            new QueryLimits(b.maxLimit, b.maxClauses, b.maxDepth, b.maxInValues, b.queryTimeBudget),
-            registry);
+    this.search = new SearchService(generations, b.payloads, b.limits(), registry);
     AtomicInteger n = new AtomicInteger();
+    // a bounded queue: when it is full the HTTP API answers 503 with Retry-After instead of
+    // letting waiting queries (and their memory) pile up
     this.queryExecutor =
-        Executors.newFixedThreadPool(
+        new ThreadPoolExecutor(
             b.queryThreads,
+            b.queryThreads,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(b.queryQueue),
             r -> {
               Thread t = new Thread(r, "mosaic-query-" + n.incrementAndGet());
               t.setDaemon(true);
               return t;
-            });
+            },
+            new ThreadPoolExecutor.AbortPolicy());
     AtomicInteger m = new AtomicInteger();
     this.adminExecutor =
         Executors.newFixedThreadPool(
@@ -170,7 +178,8 @@ public final class SearcherNode implements Closeable {
             queryExecutor,
             adminExecutor,
             config.maxUploadBytes,
-            config.adminToken);
+            config.adminToken,
+            config.maxRequestBytes);
     try {
       binding =
           Http.get(system)
@@ -200,7 +209,10 @@ public final class SearcherNode implements Closeable {
     return config.host.equals("0.0.0.0") || config.host.equals("::") ? "127.0.0.1" : config.host;
   }
 
-  /** Peers' HTTP addresses by datacenter: the configured ones plus those in discovery. */
+  /**
+   * Peers' HTTP addresses by datacenter: the configured ones plus those in discovery whose address
+   * {@link PeerAddress} accepts.
+   */
   private Map<String, List<String>> peers() {
     Map<String, List<String>> byDc = new TreeMap<>();
     config.peers.forEach(
@@ -208,9 +220,19 @@ public final class SearcherNode implements Closeable {
     if (config.discovery != null) {
       for (Map.Entry<String, List<SearcherEndpoint>> e : config.discovery.byDc().entrySet()) {
         for (SearcherEndpoint s : e.getValue()) {
-          if (!s.httpAddress().isEmpty()) {
-            byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(s.httpAddress());
-          }
+          PeerAddress.of(s)
+              .ifPresentOrElse(
+                  a -> byDc.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(a),
+                  () -> {
+                    if (!s.httpAddress().isEmpty()) {
+                      LOG.warn(
+                          "ignoring registry entry {} of {}: HTTP address '{}' is not"
+                              + " http://<its transport host>:<port>",
+                          s.nodeId(),
+                          e.getKey(),
+                          s.httpAddress());
+                    }
+                  });
         }
       }
     }
@@ -292,12 +314,18 @@ public final class SearcherNode implements Closeable {
     private int keepVersions = 2;
     private boolean verifyOnStart = true;
     private Duration scanInterval = Duration.ofSeconds(10);
-    private int arenaGroupSize = 1;
+    private int arenaGroupSize = Generations.DEFAULT_ARENA_GROUP_SIZE;
+    private int maxUnmapBacklog = Generations.DEFAULT_MAX_UNMAP_BACKLOG;
     private int maxLimit = 1000;
     private int maxClauses = QueryLimits.DEFAULT.maxClauses();
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
     private int maxInValues = QueryLimits.DEFAULT.maxInValues();
     private Duration queryTimeBudget = QueryLimits.DEFAULT.timeBudget();
+    private QueryLimits queryLimits;
+    private int queryQueue = 256;
+    private long maxRequestBytes = HttpApi.DEFAULT_MAX_REQUEST_BYTES;
+    private long maxFileBytes = PartitionStore.DEFAULT_MAX_FILE_BYTES;
+    private long freeSpaceReserve = PartitionStore.DEFAULT_FREE_SPACE_RESERVE;
     private String adminToken;
     private int queryThreads = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long maxUploadBytes;
@@ -345,15 +373,39 @@ public final class SearcherNode implements Closeable {
       return this;
     }
 
+    /** Largest partition file the store accepts (default 4 GiB); see {@link PartitionStore}. */
+    public Builder maxFileBytes(long maxFileBytes) {
+      this.maxFileBytes = maxFileBytes;
+      return this;
+    }
+
+    /**
+     * Bytes kept free on the store's file system (default 512 MiB, 0: no check): a delivery that
+     * would leave less is refused and the previous version keeps serving.
+     */
+    public Builder freeSpaceReserve(long freeSpaceReserve) {
+      this.freeSpaceReserve = freeSpaceReserve;
+      return this;
+    }
+
     /** Period of the safety rescan of the store (default 10 s; zero disables it). */
     public Builder scanInterval(Duration scanInterval) {
       this.scanInterval = Objects.requireNonNull(scanInterval, "scanInterval");
       return this;
     }
 
-    /** Partitions per shared arena among those mapped by one reopen (default 1). */
+    /** Partitions per shared arena among those mapped by one reopen (default 16). */
     public Builder arenaGroupSize(int arenaGroupSize) {
       this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /**
+     * Most retired generations the unmapper may have waiting before reopens wait for it (default
+     * 32); see {@link Generations.Builder#maxUnmapBacklog(int)}.
+     */
+    public Builder maxUnmapBacklog(int maxUnmapBacklog) {
+      this.maxUnmapBacklog = maxUnmapBacklog;
       return this;
     }
 
@@ -407,6 +459,45 @@ public final class SearcherNode implements Closeable {
             "adminToken must be at least 16 characters, got " + adminToken.length());
       }
       this.adminToken = adminToken;
+      return this;
+    }
+
+    /**
+     * Every query limit at once (see {@link QueryLimits}); replaces what {@link #maxLimit}, {@link
+     * #maxClauses}, {@link #maxDepth}, {@link #maxInValues} and {@link #queryTimeBudget} set.
+     */
+    public Builder queryLimits(QueryLimits queryLimits) {
+      this.queryLimits = Objects.requireNonNull(queryLimits, "queryLimits");
+      return this;
+    }
+
+    private QueryLimits limits() {
+      return queryLimits != null
+          ? queryLimits
+          : new QueryLimits(maxLimit, maxClauses, maxDepth, maxInValues, queryTimeBudget);
+    }
+
+    /**
+     * Queries that may wait for a query thread (default 256); when that many wait, a new query is
+     * answered 503 with {@code Retry-After}. Waiting counts against the query's time budget.
+     */
+    public Builder queryQueue(int queryQueue) {
+      if (queryQueue < 1) {
+        throw new IllegalArgumentException("queryQueue must be >= 1, got " + queryQueue);
+      }
+      this.queryQueue = queryQueue;
+      return this;
+    }
+
+    /**
+     * Largest body of a {@code /search} or {@code /count} request (default 16 MiB); a larger one is
+     * answered 413, whether or not the node runs its own actor system.
+     */
+    public Builder maxRequestBytes(long maxRequestBytes) {
+      if (maxRequestBytes < 1) {
+        throw new IllegalArgumentException("maxRequestBytes must be >= 1, got " + maxRequestBytes);
+      }
+      this.maxRequestBytes = maxRequestBytes;
       return this;
     }
 

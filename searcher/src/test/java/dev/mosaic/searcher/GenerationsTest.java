@@ -50,7 +50,11 @@ class GenerationsTest {
 
   private static Generations generations(PartitionStore store, int groupSize) {
     Generations g =
-        Generations.builder(store).scanInterval(Duration.ZERO).arenaGroupSize(groupSize).build();
+        Generations.builder(store)
+            .scanInterval(Duration.ZERO)
+            .arenaGroupSize(groupSize)
+            .bulkReopenPartitions(1)
+            .build();
     g.start();
     return g;
   }

@@ -377,7 +377,8 @@ public final class ResultCharts implements Callable<Integer> {
           "transport",
               "ours/baseline: one hop; relay: until the entry and every peer hold the file"
                   + " (TLS, CRC, fsync, verified)",
-          "searcher_load", "the busiest level whose p99 stays under the target",
+          "searcher_load",
+              "open loop at a fixed offered rate; failed requests counted in the latencies",
           "indexer", "rebuild on one core; state and snapshot-to-files on all cores");
 
   private static String notes(ResultLine r, List<String> drawn) {

@@ -4,6 +4,8 @@ import dev.mosaic.api.cars.CarOfferGenerator;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The searcher's benchmark query mix over the cars data set: what a classifieds front end asks.
@@ -29,7 +31,23 @@ final class QueryMix {
 
   private final SplittableRandom random;
 
-  record Request(String path, String body) {}
+  /**
+   * One request and what its answer must satisfy.
+   *
+   * @param path {@code /search} or {@code /count}
+   * @param body the JSON query
+   * @param expect the total the reference expects
+   * @param skip the search's skip (0 for a count)
+   * @param limit the search's limit (-1 for a count, which has no hits)
+   * @param byPrice whether hits must come by ascending price
+   */
+  record Request(
+      String path,
+      String body,
+      ReferenceCounts.Expectation expect,
+      int skip,
+      int limit,
+      boolean byPrice) {}
 
   QueryMix(long seed) {
     this.random = new SplittableRandom(seed);
@@ -44,9 +62,15 @@ final class QueryMix {
   Request next() {
     int r = random.nextInt(100);
     if (r < 25) {
-      return search(
+      String mark = pick(MARKS);
+      return new Request(
+          "/search",
           "{\"filter\":{\"eq\":{\"mark\":\"%s\"}},\"orderBy\":[\"price\"],\"limit\":10}"
-              .formatted(pick(MARKS)));
+              .formatted(mark),
+          new ReferenceCounts.MarkTotal(mark),
+          0,
+          10,
+          true);
     }
     if (r < 45) {
       String mark = pick(MARKS);
@@ -55,20 +79,35 @@ final class QueryMix {
       return search(
           ("{\"filter\":{\"and\":[{\"eq\":{\"mark\":\"%s\"}},{\"eq\":{\"model\":\"%s\"}},"
                   + "{\"between\":{\"year\":[%d,%d]}}]},\"orderBy\":[\"-published\"],\"limit\":20}")
-              .formatted(mark, pick(models), from, from + 5));
+              .formatted(mark, pick(models), from, from + 5),
+          0,
+          20);
     }
     if (r < 60) {
       long low = 300_000L + random.nextInt(20) * 100_000L;
-      return search(
+      return new Request(
+          "/search",
           ("{\"filter\":{\"and\":[{\"eq\":{\"region\":\"%s\"}},{\"between\":{\"price\":[%d,%d]}}]},"
                   + "\"orderBy\":[\"price\"],\"skip\":20,\"limit\":10}")
-              .formatted(pick(REGIONS), low, low * 2));
+              .formatted(pick(REGIONS), low, low * 2),
+          new ReferenceCounts.Unchecked(),
+          20,
+          10,
+          true);
     }
     if (r < 75) {
+      String a = pick(MARKS);
+      String b = pick(MARKS);
+      String c = pick(MARKS);
+      String body = pick(BODY_TYPES);
       return new Request(
           "/count",
           "{\"filter\":{\"and\":[{\"in\":{\"mark\":[\"%s\",\"%s\",\"%s\"]}},{\"eq\":{\"body_type\":\"%s\"}}]}}"
-              .formatted(pick(MARKS), pick(MARKS), pick(MARKS), pick(BODY_TYPES)));
+              .formatted(a, b, c, body),
+          new ReferenceCounts.MarksBodyTotal(Stream.of(a, b, c).collect(Collectors.toSet()), body),
+          0,
+          -1,
+          false);
     }
     if (r < 90) {
       return search(
@@ -78,12 +117,21 @@ final class QueryMix {
                   + "{\"lt\":{\"mileage\":%d}}]},\"orderBy\":[\"-published\"],\"limit\":10}",
               pick(REGIONS),
               pick(OPTIONS),
-              20_000 + random.nextInt(150_000)));
+              20_000 + random.nextInt(150_000)),
+          0,
+          10);
     }
-    return search("{\"orderBy\":[\"-published\"],\"limit\":10}");
+    return new Request(
+        "/search",
+        "{\"orderBy\":[\"-published\"],\"limit\":10}",
+        new ReferenceCounts.AllTotal(),
+        0,
+        10,
+        false);
   }
 
-  private static Request search(String body) {
-    return new Request("/search", body);
+  /** A search whose total the reference does not know (range filters): hits are still checked. */
+  private static Request search(String body, int skip, int limit) {
+    return new Request("/search", body, new ReferenceCounts.Unchecked(), skip, limit, false);
   }
 }

@@ -1,19 +1,22 @@
 package dev.mosaic.bench.load;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mosaic.api.cars.CarOfferGenerator;
+import dev.mosaic.api.feed.CarOffer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -24,10 +27,12 @@ import picocli.CommandLine.Option;
 
 /**
  * Load tool for a searcher over HTTP (JDK {@link HttpClient}): {@code generate} writes the cars
- * store, {@code run} drives a query mix against a running searcher in closed loop at several
- * concurrency levels while republishing one partition every second through {@code PUT
- * /partitions/{p}/versions/{v}}, and prints one {@code RESULT searcher_load ...} line for the best
- * level whose p99 stays under the latency target.
+ * store, {@code run} drives a query mix against a running searcher in open loop at a fixed offered
+ * rate ({@link OpenLoop}) while republishing one partition every second through {@code PUT
+ * /partitions/{p}/versions/{v}}, checks every answer against the reference counts of what was
+ * published ({@link ReferenceCounts}), and prints one {@code RESULT searcher_load offered_rps=...
+ * achieved_rps=... p50_ms=... p99_ms=... p999_ms=... errors=... wrong_answers=... reopens=...}
+ * line; failed requests count in the latencies and in errors.
  */
 @Command(
     name = "searcher-load",
@@ -36,6 +41,8 @@ import picocli.CommandLine.Option;
 public final class SearcherLoad implements Runnable {
   /** The operator token the searcher under test was started with (admin upload endpoint). */
   private static final String ADMIN_TOKEN = System.getenv().getOrDefault("MOSAIC_ADMIN_TOKEN", "");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Entry point. */
   public static void main(String[] args) {
@@ -78,7 +85,11 @@ public final class SearcherLoad implements Runnable {
   }
 
   /** {@code run}: drives the query mix. */
-  @Command(name = "run", description = "Drive the query mix against a running searcher.")
+  @Command(
+      name = "run",
+      description =
+          "Drive the query mix against a running searcher at a constant offered rate (open loop),"
+              + " checking every answer.")
   static final class Run implements Callable<Integer> {
     @Option(names = "--url", defaultValue = "http://127.0.0.1:18080")
     String url;
@@ -89,26 +100,35 @@ public final class SearcherLoad implements Runnable {
     @Option(
         names = "--documents",
         defaultValue = "500000",
-        description = "Data set size, to size republished partitions.")
+        description = "Data set size, to rebuild the reference and size republished partitions.")
     int documents;
 
-    @Option(names = "--concurrency", split = ",", defaultValue = "2,4,8,16")
-    int[] concurrency;
+    @Option(
+        names = "--data-seed",
+        defaultValue = "1",
+        description = "Seed the store was generated with (generate --seed), for the reference.")
+    long dataSeed;
+
+    @Option(names = "--rate", defaultValue = "1000", description = "Offered requests per second.")
+    double rate;
 
     @Option(names = "--warmup-seconds", defaultValue = "15")
     int warmupSeconds;
 
-    @Option(names = "--step-seconds", defaultValue = "20")
-    int stepSeconds;
+    @Option(names = "--duration-seconds", defaultValue = "60")
+    int durationSeconds;
+
+    @Option(
+        names = "--timeout-seconds",
+        defaultValue = "10",
+        description = "A request not answered in this time is an error.")
+    int timeoutSeconds;
 
     @Option(
         names = "--republish-millis",
         defaultValue = "1000",
         description = "0 disables republishing.")
     long republishMillis;
-
-    @Option(names = "--p99-target-ms", defaultValue = "50")
-    double p99TargetMs;
 
     @Option(names = "--await-ready-seconds", defaultValue = "300")
     int awaitReadySeconds;
@@ -117,6 +137,8 @@ public final class SearcherLoad implements Runnable {
     long seed;
 
     private HttpClient client;
+    private ReferenceCounts reference;
+    private final AtomicLong reportedFailures = new AtomicLong();
 
     @Override
     public Integer call() throws Exception {
@@ -125,57 +147,144 @@ public final class SearcherLoad implements Runnable {
               .connectTimeout(Duration.ofSeconds(5))
               .version(HttpClient.Version.HTTP_1_1)
               .build();
+      long t0 = System.nanoTime();
+      reference = ReferenceCounts.ofGeneratedStore(documents, partitions, dataSeed);
+      System.out.printf(
+          Locale.ROOT,
+          "reference counts of %d documents rebuilt in %.1f s%n",
+          documents,
+          (System.nanoTime() - t0) / 1e9);
       awaitReady();
-      long reopensBefore = reopens();
       Republisher republisher = new Republisher();
       Thread rt = Thread.ofPlatform().name("republisher").daemon().start(republisher);
       try {
-        System.out.printf(
-            "warmup %d s at concurrency %d%n", warmupSeconds, concurrency[concurrency.length - 1]);
-        step(concurrency[concurrency.length - 1], warmupSeconds, seed - 1);
-        List<Step> steps = new ArrayList<>();
-        for (int i = 0; i < concurrency.length; i++) {
-          Step s = step(concurrency[i], stepSeconds, seed + i);
-          steps.add(s);
-          System.out.println(s.describe());
+        System.out.printf(Locale.ROOT, "warmup %d s at %.0f rps%n", warmupSeconds, rate);
+        if (warmupSeconds > 0) {
+          System.out.println("warmup: " + load(warmupSeconds, seed - 1).describe());
         }
+        long reopensBefore = reopens();
+        long publishedBefore = republisher.published.get();
+        OpenLoop.Result r = load(durationSeconds, seed);
+        long reopens = reopens() - reopensBefore;
+        System.out.println("measured: " + r.describe());
         republisher.stop.set(true);
         rt.join(Duration.ofSeconds(30));
-        long reopens = reopens() - reopensBefore;
         printServerSide();
-        long errors = steps.stream().mapToLong(s -> s.errors).sum();
-        Step best = null;
-        for (Step s : steps) {
-          if (s.p99Ms() < p99TargetMs && (best == null || s.rps() > best.rps())) {
-            best = s;
-          }
-        }
-        if (best == null) {
-          best = steps.stream().min((a, b) -> Double.compare(a.p99Ms(), b.p99Ms())).orElseThrow();
-          System.out.printf(
-              Locale.ROOT,
-              "no level kept p99 under %.0f ms; reporting the lowest p99%n",
-              p99TargetMs);
-        }
         System.out.printf(
             Locale.ROOT,
-            "republished %d partition files (%d failed), searcher reopens %d%n",
-            republisher.published.get(),
+            "republished %d partition files while measuring (%d failed in all), searcher reopens"
+                + " %d%n",
+            republisher.published.get() - publishedBefore,
             republisher.failed.get(),
             reopens);
         System.out.printf(
             Locale.ROOT,
-            "RESULT searcher_load rps=%.0f p50_ms=%.2f p99_ms=%.2f p999_ms=%.2f errors=%d reopens=%d%n",
-            best.rps(),
-            best.percentileMs(0.50),
-            best.p99Ms(),
-            best.percentileMs(0.999),
-            errors,
+            "RESULT searcher_load offered_rps=%.0f achieved_rps=%.0f p50_ms=%.2f p99_ms=%.2f"
+                + " p999_ms=%.2f errors=%d wrong_answers=%d reopens=%d%n",
+            r.offeredRps(),
+            r.achievedRps(),
+            r.percentileMs(0.50),
+            r.percentileMs(0.99),
+            r.percentileMs(0.999),
+            r.errors(),
+            r.wrongAnswers(),
             reopens);
         return 0;
       } finally {
         republisher.stop.set(true);
       }
+    }
+
+    private OpenLoop.Result load(int seconds, long mixSeed) throws InterruptedException {
+      QueryMix mix = new QueryMix(mixSeed);
+      return new OpenLoop(rate, Duration.ofSeconds(seconds), Duration.ofSeconds(timeoutSeconds + 5))
+          .run(
+              () -> {
+                QueryMix.Request q = mix.next();
+                return () -> send(q);
+              });
+    }
+
+    private CompletableFuture<OpenLoop.Outcome> send(QueryMix.Request q) {
+      HttpRequest req =
+          HttpRequest.newBuilder(URI.create(url + q.path()))
+              .header("Content-Type", "application/json")
+              .timeout(Duration.ofSeconds(timeoutSeconds))
+              .POST(HttpRequest.BodyPublishers.ofString(q.body()))
+              .build();
+      long start = System.nanoTime();
+      return client
+          .sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())
+          .handle(
+              (r, e) -> {
+                if (e != null) {
+                  report("request failed: " + e);
+                  return OpenLoop.Outcome.ERROR;
+                }
+                if (r.statusCode() != 200) {
+                  report(
+                      "HTTP " + r.statusCode() + " for " + q.body() + ": " + new String(r.body()));
+                  return OpenLoop.Outcome.ERROR;
+                }
+                String wrong = check(q, r.body(), start, System.nanoTime());
+                if (wrong != null) {
+                  report("wrong answer to " + q.body() + ": " + wrong);
+                  return OpenLoop.Outcome.WRONG_ANSWER;
+                }
+                return OpenLoop.Outcome.OK;
+              });
+    }
+
+    private void report(String failure) {
+      if (reportedFailures.incrementAndGet() <= 10) {
+        System.err.println(failure);
+      }
+    }
+
+    /** What is wrong with an answer, or null when it is right. */
+    private String check(QueryMix.Request q, byte[] body, long start, long end) {
+      JsonNode answer;
+      try {
+        answer = JSON.readTree(body);
+      } catch (java.io.IOException e) {
+        return "not JSON: " + e.getMessage();
+      }
+      JsonNode totalNode = answer.get("total");
+      if (totalNode == null || !totalNode.canConvertToLong()) {
+        return "no total";
+      }
+      long total = totalNode.asLong();
+      if (!reference.accepts(q.expect(), total, start, end)) {
+        return "total "
+            + total
+            + ", expected one of "
+            + reference.candidates(q.expect(), start, end);
+      }
+      if (q.limit() < 0) {
+        return null;
+      }
+      JsonNode hits = answer.get("hits");
+      long expectedHits = Math.min(q.limit(), Math.max(0, total - q.skip()));
+      if (hits == null || hits.size() != expectedHits) {
+        return (hits == null ? 0 : hits.size())
+            + " hits for total "
+            + total
+            + ", skip "
+            + q.skip()
+            + ", limit "
+            + q.limit();
+      }
+      if (q.byPrice()) {
+        long previous = Long.MIN_VALUE;
+        for (JsonNode h : hits) {
+          long price = h.path("values").path("price").asLong();
+          if (price < previous) {
+            return "hits not ordered by price: " + price + " after " + previous;
+          }
+          previous = price;
+        }
+      }
+      return null;
     }
 
     private void awaitReady() throws InterruptedException {
@@ -240,115 +349,25 @@ public final class SearcherLoad implements Runnable {
       return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
     }
 
-    private Step step(int threads, int seconds, long stepSeed) throws InterruptedException {
-      long end = System.nanoTime() + seconds * 1_000_000_000L;
-      Worker[] workers = new Worker[threads];
-      Thread[] ts = new Thread[threads];
-      for (int i = 0; i < threads; i++) {
-        workers[i] = new Worker(new QueryMix(stepSeed * 1000 + i), end);
-        ts[i] = Thread.ofPlatform().name("load-" + i).start(workers[i]);
-      }
-      long t0 = System.nanoTime();
-      for (Thread t : ts) {
-        t.join();
-      }
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      int n = 0;
-      long errors = 0;
-      for (Worker w : workers) {
-        n += w.count;
-        errors += w.errors;
-      }
-      long[] all = new long[n];
-      int k = 0;
-      for (Worker w : workers) {
-        System.arraycopy(w.latencies, 0, all, k, w.count);
-        k += w.count;
-      }
-      Arrays.sort(all);
-      return new Step(threads, elapsed, all, errors);
-    }
-
-    private final class Worker implements Runnable {
-      final QueryMix mix;
-      final long end;
-      long[] latencies = new long[1 << 14];
-      int count;
-      long errors;
-
-      Worker(QueryMix mix, long end) {
-        this.mix = mix;
-        this.end = end;
-      }
-
-      @Override
-      public void run() {
-        while (System.nanoTime() < end) {
-          QueryMix.Request q = mix.next();
-          HttpRequest req =
-              HttpRequest.newBuilder(URI.create(url + q.path()))
-                  .header("Content-Type", "application/json")
-                  .timeout(Duration.ofSeconds(10))
-                  .POST(HttpRequest.BodyPublishers.ofString(q.body()))
-                  .build();
-          long t0 = System.nanoTime();
-          boolean ok;
-          try {
-            HttpResponse<byte[]> r = client.send(req, HttpResponse.BodyHandlers.ofByteArray());
-            ok = r.statusCode() == 200;
-            if (!ok && errors < 5) {
-              System.err.println(
-                  "HTTP " + r.statusCode() + " for " + q.body() + ": " + new String(r.body()));
-            }
-          } catch (Exception e) {
-            ok = false;
-            if (errors < 5) {
-              System.err.println("request failed: " + e);
-            }
-          }
-          long took = System.nanoTime() - t0;
-          if (ok) {
-            if (count == latencies.length) {
-              latencies = Arrays.copyOf(latencies, count * 2);
-            }
-            latencies[count++] = took;
-          } else {
-            errors++;
+    /**
+     * Polls {@code /partitions} until partition {@code p} is served at version {@code v} (the
+     * reopen runs after the upload answered), for at most 10 s.
+     */
+    private void awaitServed(int p, long v) throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (System.nanoTime() < deadline) {
+        HttpResponse<byte[]> r =
+            client.send(
+                HttpRequest.newBuilder(URI.create(url + "/partitions")).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        for (JsonNode n : JSON.readTree(r.body()).path("partitions")) {
+          if (n.path("partition").asInt() == p && n.path("servedVersion").asLong() >= v) {
+            return;
           }
         }
+        Thread.sleep(20); // polling another process: nothing to await on
       }
-    }
-
-    private record Step(int threads, double seconds, long[] sortedNanos, long errors) {
-      double rps() {
-        return sortedNanos.length / seconds;
-      }
-
-      double percentileMs(double q) {
-        if (sortedNanos.length == 0) {
-          return Double.NaN;
-        }
-        int i = (int) Math.min(sortedNanos.length - 1, Math.ceil(q * sortedNanos.length) - 1);
-        return sortedNanos[Math.max(0, i)] / 1e6;
-      }
-
-      double p99Ms() {
-        return percentileMs(0.99);
-      }
-
-      String describe() {
-        return String.format(
-            Locale.ROOT,
-            "concurrency %2d: %6d requests in %.1f s = %7.0f rps, p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, errors %d",
-            threads,
-            sortedNanos.length,
-            seconds,
-            rps(),
-            percentileMs(0.5),
-            p99Ms(),
-            percentileMs(0.999),
-            errors);
-      }
+      System.err.println("partition " + p + " version " + v + " not served within 10 s");
     }
 
     /** Republishes one random partition with fresh offers every period. */
@@ -371,7 +390,7 @@ public final class SearcherLoad implements Runnable {
               client.send(
                   HttpRequest.newBuilder(URI.create(url + "/partitions")).build(),
                   HttpResponse.BodyHandlers.ofString());
-          for (var node : new ObjectMapper().readTree(held.body()).get("partitions")) {
+          for (var node : JSON.readTree(held.body()).get("partitions")) {
             int p = node.get("partition").asInt();
             if (p < partitions) {
               versions[p] = node.get("versions").get(node.get("versions").size() - 1).asLong();
@@ -386,7 +405,9 @@ public final class SearcherLoad implements Runnable {
           next += republishMillis * 1_000_000L;
           int p = random.nextInt(partitions);
           long v = ++versions[p];
-          byte[] file = CarsStoreGenerator.partition(generator.next(perPartition));
+          List<CarOffer> cars = generator.next(perPartition);
+          byte[] file = CarsStoreGenerator.partition(cars);
+          ReferenceCounts.Replacement replacement = reference.replace(p, cars, System.nanoTime());
           try {
             HttpResponse<String> r =
                 client.send(
@@ -397,12 +418,16 @@ public final class SearcherLoad implements Runnable {
                     HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200) {
               published.incrementAndGet();
+              awaitServed(p, v);
+              replacement.served(System.nanoTime());
             } else {
               failed.incrementAndGet();
+              replacement.refused();
               System.err.println("republish " + p + "/" + v + " refused: " + r.body());
             }
           } catch (Exception e) {
             failed.incrementAndGet();
+            // not known whether it was published: leave both states possible
             System.err.println("republish " + p + "/" + v + " failed: " + e);
           }
           long wait = next - System.nanoTime();

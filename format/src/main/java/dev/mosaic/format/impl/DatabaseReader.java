@@ -571,6 +571,18 @@ public final class DatabaseReader implements Database {
     return data.asSlice(payloadData + start, rawPayloadOffset(to) - start);
   }
 
+  /** The length of the largest payload (O(documents), no decompression). */
+  long largestPayload() {
+    ensureOpen();
+    long largest = 0;
+    for (int d = 0; d < documents; d++) {
+      long length =
+          blocks != null ? blocks.length(d) : rawPayloadOffset(d + 1) - rawPayloadOffset(d);
+      largest = Math.max(largest, length);
+    }
+    return largest;
+  }
+
   /** Raw payloads only: where document {@code document}'s payload starts ({@code [0, n]}). */
   long rawPayloadOffset(int document) {
     return payloadWidth == 4

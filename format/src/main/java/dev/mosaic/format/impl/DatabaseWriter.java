@@ -102,8 +102,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder payloadBlockSize(int bytes) {
-    if (bytes <= 0) {
-      throw new IllegalArgumentException("payload block size must be positive, got " + bytes);
+    if (bytes <= 0 || bytes > MAX_PAYLOAD_BLOCK_BYTES / 2) {
+      throw new IllegalArgumentException(
+          "payload block size must be in [1, " + MAX_PAYLOAD_BLOCK_BYTES / 2 + "], got " + bytes);
     }
     this.blockSize = bytes;
     built = null;
@@ -349,6 +350,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
       return rawSegment;
     }
     Segment compressed = compressedPayloadSegment(width);
+    if (compressed == null) {
+      return rawSegment; // one payload alone is over the largest block: stored raw
+    }
     if (compression == PayloadCompression.AUTO
         && compressed.length()
             > rawSegment.length() - rawSegment.length() / AUTO_MIN_SAVING_DIVISOR) {
@@ -360,6 +364,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   /**
    * The LZ4 block layout of the payload segment (format version 2, flags bit 0): logical offsets as
    * in the raw layout, then each block's first document and compressed offset, then the blocks.
+   * Null when one payload alone is over {@link FileFormat#MAX_PAYLOAD_BLOCK_BYTES}.
    */
   private Segment compressedPayloadSegment(int width) {
     int n = source.size();
@@ -376,6 +381,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
     try {
       for (int d = 0; d < n; d++) {
         byte[] p = source.payload(d);
+        if (p.length > MAX_PAYLOAD_BLOCK_BYTES) {
+          return null;
+        }
         cutter.add(d, p, 0, p.length);
       }
       cutter.close();

@@ -27,6 +27,14 @@ final class FileFormat {
   /** Payload segment flag: payloads stored as LZ4 blocks. */
   static final int PAYLOAD_FLAG_LZ4_BLOCKS = 1;
 
+  /**
+   * The largest uncompressed LZ4 payload block a writer makes (16 MiB): a block is closed before a
+   * payload that would take it over this size, and payloads are stored raw when one alone is
+   * larger. A reader refuses a block claiming more as corrupt, so a damaged (or hostile) file with
+   * a valid checksum cannot make a query thread allocate more than this.
+   */
+  static final int MAX_PAYLOAD_BLOCK_BYTES = 16 << 20;
+
   static final int CHECKSUM_CRC32C = 1;
 
   static final int HEADER_SIZE = 32;

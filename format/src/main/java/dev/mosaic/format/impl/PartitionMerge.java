@@ -42,6 +42,9 @@ public final class PartitionMerge {
   /** The writer's default target size of one payload block. */
   public static final int DEFAULT_BLOCK_SIZE = DatabaseWriter.DEFAULT_BLOCK_SIZE;
 
+  /** The largest uncompressed payload block a writer makes and a reader accepts (16 MiB). */
+  public static final int MAX_BLOCK_SIZE = FileFormat.MAX_PAYLOAD_BLOCK_BYTES;
+
   /** Merge options (see {@link DatabaseMerger.Builder}). */
   public record Options(
       PayloadCompression compression,
@@ -343,7 +346,8 @@ public final class PartitionMerge {
       PayloadPlan raw = new PayloadPlan(false, width, rawLength);
       if (options.compression() == PayloadCompression.NONE
           || total == 0
-          || total > Integer.MAX_VALUE) {
+          || total > Integer.MAX_VALUE
+          || largestPayload() > MAX_PAYLOAD_BLOCK_BYTES) {
         return raw;
       }
       PayloadPlan lz4 = new PayloadPlan(true, width, 0);
@@ -374,6 +378,15 @@ public final class PartitionMerge {
         return raw;
       }
       return lz4;
+    }
+
+    /** The largest payload of any input (stored raw when over the largest block). */
+    private long largestPayload() {
+      long largest = 0;
+      for (DatabaseReader input : inputs) {
+        largest = Math.max(largest, input.largestPayload());
+      }
+      return largest;
     }
 
     /** Receives the payload blocks of the result in order. */

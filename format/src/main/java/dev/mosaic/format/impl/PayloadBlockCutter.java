@@ -68,7 +68,10 @@ final class PayloadBlockCutter {
     }
   }
 
-  private int reserve(int doc, int length) {
+  private int reserve(int doc, int length) throws IOException {
+    if (blockStart >= 0 && PayloadBlocks.closesBefore(size, length)) {
+      flush(); // no block grows past the largest one readers accept
+    }
     if (blockStart < 0) {
       blockStart = doc;
     }

@@ -17,13 +17,22 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * out.
  *
  * <p>Thread safety: immutable; safe for concurrent use. NOTE: each thread that reads compressed
- * payloads keeps one decompressed block (at most the largest block size) until it reads another.
+ * payloads keeps one decompressed block of at most {@link #RETAINED_BUFFER_BYTES} until it reads
+ * another; larger blocks (up to {@link FileFormat#MAX_PAYLOAD_BLOCK_BYTES}) are not kept.
  */
 final class PayloadBlocks {
   /** The pure-Java safe implementation: identical output on every platform, no native code. */
   static final LZ4Factory LZ4 = LZ4Factory.safeInstance();
 
   private static final AtomicLong IDS = new AtomicLong();
+
+  /**
+   * Largest buffers a thread keeps between reads (256 KiB each, decompressed and compressed): a
+   * larger block is decompressed into buffers dropped after the read, so no thread holds megabytes
+   * for the rest of its life.
+   */
+  static final int RETAINED_BUFFER_BYTES = 256 << 10;
+
   private static final ThreadLocal<Cache> CACHE = ThreadLocal.withInitial(Cache::new);
 
   private final long id = IDS.incrementAndGet();
@@ -107,11 +116,21 @@ final class PayloadBlocks {
         throw new CorruptDatabaseException(
             source, "payload", firstDocs + 4L * b, "bad payload block table at block " + b);
       }
-      if (!last
-          && result.logical(data.get(INT, firstDocs + 4L * b + 4)) - result.logical(doc)
-              > Integer.MAX_VALUE) {
-        throw new CorruptDatabaseException(
-            source, "payload", firstDocs + 4L * b, "payload block " + b + " too large");
+      if (!last) {
+        long claimed = result.logical(data.get(INT, firstDocs + 4L * b + 4)) - result.logical(doc);
+        if (claimed > MAX_PAYLOAD_BLOCK_BYTES) {
+          throw new CorruptDatabaseException(
+              source,
+              "payload",
+              firstDocs + 4L * b,
+              "payload block "
+                  + b
+                  + " claims "
+                  + claimed
+                  + " uncompressed bytes, more than the largest block a writer makes ("
+                  + MAX_PAYLOAD_BLOCK_BYTES
+                  + ")");
+        }
       }
       previousDoc = doc;
       previousAt = at;
@@ -186,7 +205,16 @@ final class PayloadBlocks {
     int length = (int) (to - from);
     Cache cache = CACHE.get();
     if (cache.owner != id || cache.block != block) {
-      decompress(block, blockStart, cache);
+      int size = blockSize(block, blockStart);
+      if (size > RETAINED_BUFFER_BYTES) {
+        // too large to keep per thread: decompress into a throwaway cache
+        Cache once = new Cache();
+        decompress(block, blockStart, size, once);
+        cache.owner = 0;
+        cache = once;
+      } else {
+        decompress(block, blockStart, size, cache);
+      }
     }
     byte[] result = new byte[length];
     System.arraycopy(cache.buffer, (int) (from - blockStart), result, 0, length);
@@ -197,6 +225,31 @@ final class PayloadBlocks {
   int blockStartingAt(int document) {
     int block = blockOf(document);
     return blockFirstDocument(block) == document ? block : -1;
+  }
+
+  /** Bytes of this thread's retained buffers (tests check the retention bound). */
+  static long retainedBytes() {
+    Cache c = CACHE.get();
+    return (long) c.buffer.length + c.compressed.length;
+  }
+
+  /** Whether a writer closes a block holding {@code size} bytes before adding {@code length}. */
+  static boolean closesBefore(int size, int length) {
+    return size > 0 && (long) size + length > MAX_PAYLOAD_BLOCK_BYTES;
+  }
+
+  private int blockSize(int block, long blockStart) {
+    long size = logical(data.get(INT, firstDocs + 4L * block + 4)) - blockStart;
+    if (size < 0 || size > MAX_PAYLOAD_BLOCK_BYTES) {
+      throw corrupt(
+          block,
+          "claims "
+              + size
+              + " uncompressed bytes, more than the largest block a writer makes ("
+              + MAX_PAYLOAD_BLOCK_BYTES
+              + ")");
+    }
+    return (int) size;
   }
 
   private int blockOf(int document) {
@@ -213,8 +266,7 @@ final class PayloadBlocks {
     return lo;
   }
 
-  private void decompress(int block, long blockStart, Cache cache) {
-    int size = (int) (logical(data.get(INT, firstDocs + 4L * block + 4)) - blockStart);
+  private void decompress(int block, long blockStart, int size, Cache cache) {
     long at = data.get(LONG, blockOffsets + 8L * block);
     long compressedLength = data.get(LONG, blockOffsets + 8L * block + 8) - at;
     // LZ4 expands at most about 255-fold: a larger claimed size is damage, not data to allocate
@@ -223,7 +275,10 @@ final class PayloadBlocks {
           block, "claims " + size + " bytes from " + compressedLength + " compressed bytes");
     }
     if (cache.buffer.length < size) {
-      cache.buffer = new byte[Math.max(size, cache.buffer.length * 2)];
+      cache.buffer =
+          new byte
+              [Math.min(
+                  Math.max(size, cache.buffer.length * 2), Math.max(size, RETAINED_BUFFER_BYTES))];
     }
     cache.owner = 0;
     LZ4SafeDecompressor decompressor = LZ4.safeDecompressor();
@@ -232,7 +287,12 @@ final class PayloadBlocks {
       // Copy the compressed block to the heap first: the decompressor's array path is several
       // times faster than its ByteBuffer path over a mapping.
       if (cache.compressed.length < compressedLength) {
-        cache.compressed = new byte[(int) Math.max(compressedLength, cache.compressed.length * 2L)];
+        cache.compressed =
+            new byte
+                [(int)
+                    Math.min(
+                        Math.max(compressedLength, cache.compressed.length * 2L),
+                        Math.max(compressedLength, RETAINED_BUFFER_BYTES))];
       }
       MemorySegment.copy(
           data,

@@ -20,12 +20,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.ContentType;
@@ -33,8 +35,10 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
+import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
 import org.apache.pekko.http.javadsl.server.ExceptionHandler;
 import org.apache.pekko.http.javadsl.server.PathMatchers;
@@ -72,6 +76,16 @@ public final class HttpApi extends AllDirectives {
   private final Executor adminExecutor;
   private final long maxUploadBytes;
   private final byte[] adminToken;
+  private final long maxRequestBytes;
+
+  /** Default cap on a query's body: 16 MiB. */
+  public static final long DEFAULT_MAX_REQUEST_BYTES = 16L << 20;
+
+  /** Largest over-cap body read (and discarded) before answering 413, so the answer arrives. */
+  static final long MAX_DISCARDED_BYTES = 64L << 20;
+
+  /** Seconds a client is told to wait ({@code Retry-After}) when the query queue is full. */
+  static final int RETRY_AFTER_SECONDS = 1;
 
   /**
    * @param search runs searches and counts
@@ -107,6 +121,37 @@ public final class HttpApi extends AllDirectives {
       Executor adminExecutor,
       long maxUploadBytes,
       String adminToken) {
+    this(
+        search,
+        generations,
+        metrics,
+        health,
+        executor,
+        adminExecutor,
+        maxUploadBytes,
+        adminToken,
+        DEFAULT_MAX_REQUEST_BYTES);
+  }
+
+  /**
+   * As above, with the cap on a query's body: a larger {@code /search} or {@code /count} body
+   * answers 413, whatever the actor system's own {@code max-content-length}. A full query queue
+   * ({@code executor} refusing the task) answers 503 with {@code Retry-After}.
+   */
+  public HttpApi(
+      SearchService search,
+      Generations generations,
+      PrometheusMeterRegistry metrics,
+      Supplier<List<HealthContributor>> health,
+      Executor executor,
+      Executor adminExecutor,
+      long maxUploadBytes,
+      String adminToken,
+      long maxRequestBytes) {
+    if (maxRequestBytes < 1) {
+      throw new IllegalArgumentException("maxRequestBytes must be >= 1, got " + maxRequestBytes);
+    }
+    this.maxRequestBytes = maxRequestBytes;
     this.adminToken =
         adminToken == null ? null : adminToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     this.search = search;
@@ -123,22 +168,8 @@ public final class HttpApi extends AllDirectives {
   public Route route() {
     Route routes =
         concat(
-            path(
-                "search",
-                () ->
-                    post(
-                        () ->
-                            entity(
-                                Unmarshaller.entityToByteArray(),
-                                body -> async(() -> json(StatusCodes.OK, search.search(body)))))),
-            path(
-                "count",
-                () ->
-                    post(
-                        () ->
-                            entity(
-                                Unmarshaller.entityToByteArray(),
-                                body -> async(() -> json(StatusCodes.OK, search.count(body)))))),
+            path("search", () -> post(() -> query(search::search))),
+            path("count", () -> post(() -> query(search::count))),
             path("health", () -> get(() -> complete(healthResponse()))),
             path(
                 "metrics",
@@ -194,6 +225,61 @@ public final class HttpApi extends AllDirectives {
     HttpResponse handle() throws Exception;
   }
 
+  /** A query endpoint: JSON body and arrival time in, JSON answer out. */
+  private interface QueryEndpoint {
+    byte[] answer(byte[] body, long arrivedNanos);
+  }
+
+  /**
+   * Reads a query's body under the request cap (413 above it, whoever owns the actor system) and
+   * runs it on the query pool, its time budget counted from now.
+   */
+  private Route query(QueryEndpoint endpoint) {
+    return extractRequestEntity(
+        entity -> {
+          OptionalLong length = entity.getContentLengthOption();
+          if (length.isPresent() && length.getAsLong() > maxRequestBytes) {
+            return tooLarge(entity, length.getAsLong());
+          }
+          return withSizeLimit(
+              maxRequestBytes,
+              () ->
+                  entity(
+                      Unmarshaller.entityToByteArray(),
+                      body -> {
+                        long arrived = System.nanoTime();
+                        return async(() -> json(StatusCodes.OK, endpoint.answer(body, arrived)));
+                      }));
+        });
+  }
+
+  /**
+   * Answers 413 to a body announced over the cap. The body is read and discarded first (up to
+   * {@link #MAX_DISCARDED_BYTES}): closing a connection with unread bytes makes TCP reset it, and a
+   * client still sending then loses the answer (it saw the connection close without a response).
+   */
+  private Route tooLarge(RequestEntity entity, long length) {
+    HttpResponse answer =
+        error(
+            StatusCodes.PAYLOAD_TOO_LARGE,
+            "request body of "
+                + length
+                + " bytes is over the maximum of "
+                + maxRequestBytes
+                + " bytes (maxRequestBytes)");
+    if (length > MAX_DISCARDED_BYTES) {
+      return complete(answer);
+    }
+    return extractMaterializer(
+        mat ->
+            completeWithFuture(
+                entity
+                    .withoutSizeLimit()
+                    .discardBytes(mat)
+                    .completionStage()
+                    .handle((done, e) -> answer)));
+  }
+
   /** Runs the handler on the executor, turning known failures into precise answers. */
   private Route async(Handler handler) {
     return async(handler, executor);
@@ -242,26 +328,37 @@ public final class HttpApi extends AllDirectives {
   }
 
   private Route async(Handler handler, Executor on) {
-    CompletionStage<HttpResponse> f =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return handler.handle();
-              } catch (BadQueryException | RejectedFileException e) {
-                return error(StatusCodes.BAD_REQUEST, e.getMessage());
-              } catch (IllegalStateException e) {
-                if (!generations.isReady()) {
-                  return error(StatusCodes.SERVICE_UNAVAILABLE, e.getMessage());
+    CompletionStage<HttpResponse> f;
+    try {
+      f =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return handler.handle();
+                } catch (BadQueryException | RejectedFileException e) {
+                  return error(StatusCodes.BAD_REQUEST, e.getMessage());
+                } catch (IllegalStateException e) {
+                  if (!generations.isReady()) {
+                    return error(StatusCodes.SERVICE_UNAVAILABLE, e.getMessage());
+                  }
+                  LOG.error("query failed", e);
+                  return error(
+                      StatusCodes.INTERNAL_SERVER_ERROR, "internal error: " + e.getMessage());
+                } catch (Exception e) {
+                  LOG.error("request failed", e);
+                  return error(StatusCodes.INTERNAL_SERVER_ERROR, "internal error: " + e);
                 }
-                LOG.error("query failed", e);
-                return error(
-                    StatusCodes.INTERNAL_SERVER_ERROR, "internal error: " + e.getMessage());
-              } catch (Exception e) {
-                LOG.error("request failed", e);
-                return error(StatusCodes.INTERNAL_SERVER_ERROR, "internal error: " + e);
-              }
-            },
-            on);
+              },
+              on);
+    } catch (RejectedExecutionException e) {
+      return complete(
+          error(
+                  StatusCodes.SERVICE_UNAVAILABLE,
+                  "too many queries waiting: the query queue is full; retry after "
+                      + RETRY_AFTER_SECONDS
+                      + " s")
+              .addHeader(RetryAfter.create((long) RETRY_AFTER_SECONDS)));
+    }
     return completeWithFuture(f);
   }
 

@@ -74,6 +74,10 @@ public final class DefaultTransportNode implements TransportNode {
   private TransferClient client;
   private TransferServer server;
   private PersistentNode registration;
+
+  /** Longest wait for ZooKeeper to confirm the deregistration on close. */
+  private static final java.time.Duration DEREGISTER_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   private SearcherEndpoint endpoint;
   private ActorRef<DeliveryCoordinator.Command> relays;
   private ActorRef<CatchUpActor.Command> catchUp;
@@ -316,6 +320,38 @@ public final class DefaultTransportNode implements TransportNode {
     }
   }
 
+  /**
+   * Deletes the registration, waiting at most {@link #DEREGISTER_TIMEOUT}: with ZooKeeper
+   * unreachable, Curator retries the delete for as long as the client's retry policy allows (over
+   * 50 s with the launcher's), and shutdown must not wait for that. The ephemeral node then goes
+   * with the session; the delete keeps trying until the Curator client is closed.
+   */
+  private void deregister() {
+    Thread t =
+        Thread.ofPlatform()
+            .daemon()
+            .name("mosaic-deregister-" + nodeId)
+            .start(
+                () -> {
+                  try {
+                    registration.close();
+                  } catch (Exception e) {
+                    LOG.warn("{}: could not deregister: {}", nodeId, e.toString());
+                  }
+                });
+    try {
+      if (!t.join(DEREGISTER_TIMEOUT)) {
+        LOG.warn(
+            "{}: ZooKeeper did not confirm the deregistration within {} s; closing anyway (the"
+                + " registration ends with the session)",
+            nodeId,
+            DEREGISTER_TIMEOUT.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   @Override
   public void close() {
     if (!lifecycle.close() || system == null) {
@@ -324,11 +360,7 @@ public final class DefaultTransportNode implements TransportNode {
     LOG.info("transport node {} closing", nodeId);
     curator.getConnectionStateListenable().removeListener(reconnect);
     if (registration != null) {
-      try {
-        registration.close();
-      } catch (Exception e) {
-        LOG.warn("{}: could not deregister: {}", nodeId, e.toString());
-      }
+      deregister();
     }
     if (catchUp != null) {
       ActorSystemStop.stop(system, catchUp);
