@@ -61,42 +61,27 @@ final class IndexerMetrics {
       Supplier<Number> offers,
       Supplier<Number> stateBytes,
       Supplier<Number> pendingDeliveries) {
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.consumer.lag",
-        lag,
-        "records behind the end of the assigned offers partitions");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.partitions.dirty",
-        dirty,
-        "index partitions waiting for or in a rebuild");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.offers",
-        offers,
-        "offers held in the state of the owned partitions");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.state.bytes",
-        stateBytes,
-        "heap bytes of the owned partitions' state");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.deliveries.pending",
-        pendingDeliveries,
-        "recorded versions not yet accepted by every datacenter");
+    Gauge.builder("mosaic.indexer.consumer.lag", lag)
+        .description("records behind the end of the assigned offers partitions")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.partitions.dirty", dirty)
+        .description("index partitions waiting for or in a rebuild")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.offers", offers)
+        .description("offers held in the state of the owned partitions")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.state.bytes", stateBytes)
+        .description("heap bytes of the owned partitions' state")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.deliveries.pending", pendingDeliveries)
+        .description("recorded versions not yet accepted by every datacenter")
+        .tag("node", node)
+        .register(registry);
     return new IndexerMetrics(registry, node);
-  }
-
-  private static void gauge(
-      MeterRegistry registry, String node, String name, Supplier<Number> value, String what) {
-    Gauge.builder(name, value).description(what).tag("node", node).register(registry);
   }
 
   void rebuilt(long nanos, int documentCount, int carriedOverCount) {
