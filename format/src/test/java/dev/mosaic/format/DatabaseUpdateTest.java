@@ -303,8 +303,8 @@ class DatabaseUpdateTest {
           db.segments().stream().filter(x -> x.kind().equals("payload")).findFirst().orElseThrow();
       firstBlock = payload.offset() + 16 + 401 * 4 + (db.payloadBlockCount() + 1) * 12L;
     }
-    // the first block no longer decompresses: its first token claims more literals than it has
-    bytes[(int) firstBlock] = (byte) 0xF0;
+    // the first block no longer decompresses: its first token claims far more literals than it has
+    Arrays.fill(bytes, (int) firstBlock, (int) firstBlock + 32, (byte) 0xFF);
     Files.write(file, bytes);
     try (Database base = Database.open(file, false)) {
       assertThatThrownBy(() -> base.payloadBytes(0)).hasMessageContaining("payload block 0");
