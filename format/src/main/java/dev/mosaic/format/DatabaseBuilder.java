@@ -45,9 +45,9 @@ public interface DatabaseBuilder {
    * content-defined rule that makes them about this size on average (at least half of it unless the
    * payloads end, at most twice, see {@code format/FORMAT.md}), so a block holds at least one
    * document and a rebuild that inserts or removes documents keeps the other blocks' bytes. Smaller
-   * blocks make a random payload read cheaper; larger blocks usually compress better. A block never holds more than 16 MiB
-   * uncompressed (readers refuse larger ones): it closes before a payload that would take it over,
-   * and payloads are stored raw when one alone is larger.
+   * blocks make a random payload read cheaper; larger blocks usually compress better. A block never
+   * holds more than 16 MiB uncompressed (readers refuse larger ones): it closes before a payload
+   * that would take it over, and payloads are stored raw when one alone is larger.
    *
    * @throws IllegalArgumentException when not positive or over 8 MiB
    */
