@@ -105,6 +105,8 @@ class CertCommandTest {
             "--set",
             "mosaic.zookeeper.connect=127.0.0.1:1",
             "--set",
+            "mosaic.zookeeper.allow-insecure=true",
+            "--set",
             "mosaic.searcher.node-id=s7",
             "--set",
             "mosaic.searcher.dc=dc-b");
@@ -125,6 +127,8 @@ class CertCommandTest {
             "indexer",
             "--set",
             "mosaic.zookeeper.connect=127.0.0.1:1",
+            "--set",
+            "mosaic.zookeeper.allow-insecure=true",
             "--set",
             "mosaic.kafka.bootstrap-servers=127.0.0.1:1",
             "--set",

@@ -242,7 +242,7 @@ public final class FeedLoader implements AutoCloseable {
     } finally {
       failure = pending.await();
     }
-    long acknowledged = System.nanoTime();
+    long acknowledged = Math.max(diffed, pending.lastCompletionNanos());
     if (failure != null) {
       if (staged != null) {
         staged.discard();

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 final class PendingSends implements Callback {
   private int pending;
   private Exception failure;
+  private long lastCompletionNanos;
 
   /** Called before each send. */
   synchronized void add() {
@@ -24,6 +25,7 @@ final class PendingSends implements Callback {
     if (exception != null && failure == null) {
       failure = exception;
     }
+    lastCompletionNanos = System.nanoTime();
     if (--pending == 0) {
       notifyAll();
     }
@@ -34,6 +36,11 @@ final class PendingSends implements Callback {
     if (--pending == 0) {
       notifyAll();
     }
+  }
+
+  /** When the last record completed ({@link System#nanoTime}), or 0 when none did. */
+  synchronized long lastCompletionNanos() {
+    return lastCompletionNanos;
   }
 
   /**

@@ -370,16 +370,21 @@ public final class ResultCharts implements Callable<Integer> {
   /** What a known result measures, printed under its panel. */
   private static final Map<String, String> MEANING =
       Map.of(
-          "table1_count", "the YoctoDB paper's Table 1 count",
-          "cars_mix", "the cars query mix",
-          "cars_facets", "the cars facets sidebar",
-          "format_merge", "merging partition files vs rebuilding them from the offers",
+          "table1_count",
+          "the YoctoDB paper's Table 1 count",
+          "cars_mix",
+          "the cars query mix",
+          "cars_facets",
+          "the cars facets sidebar",
+          "format_merge",
+          "merging partition files vs rebuilding them from the offers",
           "transport",
               "ours/baseline: one hop; relay: until the entry and every peer hold the file"
                   + " (TLS, CRC, fsync, verified)",
           "searcher_load",
               "open loop at a fixed offered rate; failed requests counted in the latencies",
-          "indexer", "rebuild on one core; state and snapshot-to-files on all cores");
+          "indexer",
+          "full build and merge on one core; state, diff and snapshot-to-files on all cores");
 
   private static String notes(ResultLine r, List<String> drawn) {
     StringBuilder b = new StringBuilder(MEANING.getOrDefault(r.name(), ""));
