@@ -47,9 +47,11 @@ class SearcherCrashTest {
     Path big = temp.resolve("big.yocto");
     writeRandom(big, 96L << 20);
     // recorded in the manifest (searchers take nothing else), newer than what is served now and
-    // soon superseded by the indexer's next version of the partition (millisecond-based)
+    // than what the indexer records in the next seconds (its versions are millisecond-based and
+    // it rebuilds this partition every few seconds under the simulated feed: a version it
+    // recorded first would supersede this one before it is pushed), and superseded soon after
     PartitionFileId id =
-        new PartitionFileId(CarsSchema.VERSION, PARTITION, System.currentTimeMillis());
+        new PartitionFileId(CarsSchema.VERSION, PARTITION, System.currentTimeMillis() + 10_000);
     AtomicReference<SearcherRole> receiving = new AtomicReference<>();
     try (PartitionInjector injector = new PartitionInjector(cluster, true)) {
       CompletableFuture<PartitionSender.DeliveryReport> delivery = injector.send(id, big);
