@@ -269,11 +269,18 @@ final class CompositeDictionary {
       byIdPartition[at] = addedPartitions.getInt(i);
       byIdRank[at] = addedRanks.getInt(i);
     }
+    // one position replaced in place (a searcher's usual reopen): each list changes at one place
+    int only = changed.cardinality() == 1 ? changed.nextSetBit(0) : -1;
+    boolean inPlace = only >= 0 && only < oldN && only < n;
     for (int id = affected.nextSetBit(0); id >= 0; id = affected.nextSetBit(id + 1)) {
       int[] oldParts = partitions[id];
       int[] oldRanks = ranks[id];
       int a = start[id];
       int b = start[id + 1];
+      if (inPlace) {
+        replaceAt(partitions, ranks, id, only, b > a ? byIdRank[a] : -1);
+        continue;
+      }
       int[] parts = new int[oldParts.length + (b - a)];
       int[] rks = new int[parts.length];
       int out = 0;
@@ -310,6 +317,45 @@ final class CompositeDictionary {
         countsByPartition,
         single,
         estimate);
+  }
+
+  /**
+   * Value {@code id}'s lists with position {@code p}'s entry set to {@code rank} (-1: removed): the
+   * lists are copied in bulk; the partitions list stays shared when only the rank changes, and both
+   * when nothing does.
+   */
+  private static void replaceAt(int[][] partitions, int[][] ranks, int id, int p, int rank) {
+    int[] parts = partitions[id];
+    int[] rks = ranks[id];
+    int at = Arrays.binarySearch(parts, p);
+    if (at >= 0 && rank >= 0) {
+      if (rks[at] != rank) {
+        rks = rks.clone(); // the partitions stay shared
+        rks[at] = rank;
+        ranks[id] = rks;
+      }
+    } else if (at >= 0) {
+      int[] np = new int[parts.length - 1];
+      int[] nr = new int[np.length];
+      System.arraycopy(parts, 0, np, 0, at);
+      System.arraycopy(parts, at + 1, np, at, np.length - at);
+      System.arraycopy(rks, 0, nr, 0, at);
+      System.arraycopy(rks, at + 1, nr, at, nr.length - at);
+      partitions[id] = np;
+      ranks[id] = nr;
+    } else if (rank >= 0) {
+      int ins = -at - 1;
+      int[] np = new int[parts.length + 1];
+      int[] nr = new int[np.length];
+      System.arraycopy(parts, 0, np, 0, ins);
+      System.arraycopy(parts, ins, np, ins + 1, parts.length - ins);
+      System.arraycopy(rks, 0, nr, 0, ins);
+      System.arraycopy(rks, ins, nr, ins + 1, rks.length - ins);
+      np[ins] = p;
+      nr[ins] = rank;
+      partitions[id] = np;
+      ranks[id] = nr;
+    }
   }
 
   /**

@@ -118,17 +118,13 @@ final class ConditionEvaluator {
 
   private Matches and(Plan.Node[] children, int[] resolved) {
     Matches[] parts = new Matches[children.length];
-    Plan.Range[] deferred = null;
-    int d = 0;
+    int deferred = 0;
     int n = 0;
     for (Plan.Node child : children) {
       if (child instanceof Plan.Range r && deferrable(r)) {
         // A range on a field with document->value: when the other parts leave few documents, each
         // is tested by comparing its value with the bounds, without searching the value set.
-        if (deferred == null) {
-          deferred = new Plan.Range[children.length];
-        }
-        deferred[d++] = r;
+        deferred++;
         continue;
       }
       Matches m = evaluate(child, resolved);
@@ -139,22 +135,26 @@ final class ConditionEvaluator {
         parts[n++] = m;
       }
     }
-    if (d > 0 && n > 0) {
+    if (deferred > 0 && n > 0) {
       long fewest = Long.MAX_VALUE;
       for (int i = 0; i < n; i++) {
         fewest = Math.min(fewest, estimate(parts[i]));
       }
-      if (fewest * d <= DEFERRED_CHECKS) {
-        return filter(intersect(parts, n), deferred, d);
+      if (fewest * deferred <= DEFERRED_CHECKS) {
+        return filter(intersect(parts, n), children);
       }
     }
-    for (int i = 0; i < d; i++) {
-      Matches m = evaluate(deferred[i], resolved);
-      if (m.kind == Matches.NONE) {
-        return Matches.NOTHING;
-      }
-      if (m.kind != Matches.ALL) {
-        parts[n++] = m;
+    if (deferred > 0) {
+      for (Plan.Node child : children) {
+        if (child instanceof Plan.Range r && deferrable(r)) {
+          Matches m = evaluate(r, resolved);
+          if (m.kind == Matches.NONE) {
+            return Matches.NOTHING;
+          }
+          if (m.kind != Matches.ALL) {
+            parts[n++] = m;
+          }
+        }
       }
     }
     return intersect(parts, n);
@@ -165,24 +165,27 @@ final class ConditionEvaluator {
     return f.docValues >= 0 && f.singleValued;
   }
 
-  /** The documents of {@code m} whose value is within every one of the ranges. */
-  private Matches filter(Matches m, Plan.Range[] ranges, int n) {
+  /**
+   * The documents of {@code m} whose value is within every deferrable range of {@code children}.
+   */
+  private Matches filter(Matches m, Plan.Node[] children) {
     if (m.kind == Matches.NONE) {
       return m;
     }
-    int[] ids = documentIds(m);
-    FieldReader[] fields = new FieldReader[n];
-    for (int i = 0; i < n; i++) {
-      fields[i] = field(ranges[i].field());
-    }
+    // the ids of an IDS part are this query's own scratch: filtered in place, without a copy
+    int[] ids = m.kind == Matches.IDS ? m.ids : documentIds(m);
+    int count = m.kind == Matches.IDS ? m.from : ids.length;
     int found = 0;
-    for (int doc : ids) {
+    for (int k = 0; k < count; k++) {
+      int doc = ids[k];
       boolean in = true;
-      for (int i = 0; i < n && in; i++) {
-        Plan.Range r = ranges[i];
-        in =
-            fields[i].valueWithin(
-                fields[i].valueIndex(doc), r.from(), r.fromInclusive(), r.to(), r.toInclusive());
+      for (int i = 0; i < children.length && in; i++) {
+        if (children[i] instanceof Plan.Range r && deferrable(r)) {
+          FieldReader f = field(r.field());
+          in =
+              f.valueWithin(
+                  f.valueIndex(doc), r.from(), r.fromInclusive(), r.to(), r.toInclusive());
+        }
       }
       if (in) {
         ids[found++] = doc;
