@@ -2,6 +2,7 @@ package dev.mosaic.deploy;
 
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.indexer.FeedLoader;
+import dev.mosaic.transport.NodeIdentity;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -46,7 +47,8 @@ import picocli.CommandLine.Parameters;
       MosaicMain.LocalClusterCommand.class,
       MosaicMain.SearcherCommand.class,
       MosaicMain.IndexerCommand.class,
-      MosaicMain.FeedLoaderCommand.class
+      MosaicMain.FeedLoaderCommand.class,
+      CertCommand.class
     })
 public final class MosaicMain implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(MosaicMain.class);
@@ -297,6 +299,7 @@ public final class MosaicMain implements Runnable {
       String zk = requireZooKeeper(config, "searcher");
       requireZooKeeperCredential(config, "searcher");
       MosaicConfig.Searcher s = config.searcher;
+      CertCommand.requireCertificate(config, NodeIdentity.searcher(s.nodeId, s.dc));
       Path store = nodeDir(config, s.storeDir, s.nodeId, "store");
       SearcherRole role =
           new SearcherRole(
@@ -332,6 +335,8 @@ public final class MosaicMain implements Runnable {
       String zk = requireZooKeeper(config, "indexer");
       String kafka = requireKafka(config, "indexer");
       requireZooKeeperCredential(config, "indexer");
+      CertCommand.requireCertificate(
+          config, NodeIdentity.indexer(config.indexer.nodeId, config.indexer.dc));
       if (config.createTopics) {
         LocalCluster.Topics.ensure(config, kafka);
       }

@@ -1,9 +1,9 @@
 package dev.mosaic.deploy;
 
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.HealthContributor;
 import dev.mosaic.searcher.SearcherNode;
-import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.TransportHealth;
 import dev.mosaic.transport.TransportNode;

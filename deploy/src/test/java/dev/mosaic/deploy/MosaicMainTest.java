@@ -2,49 +2,38 @@ package dev.mosaic.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 class MosaicMainTest {
 
-  private record Run(int exitCode, String out, String err) {}
-
-  private static Run run(String... args) {
-    CommandLine cl = MosaicMain.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int code = cl.execute(args);
-    return new Run(code, out.toString(), err.toString());
+  private static CommandRun run(String... args) {
+    return CommandRun.of(args);
   }
 
   @Test
   void helpListsEveryCommand() {
-    Run r = run("--help");
+    CommandRun r = run("--help");
     assertThat(r.exitCode()).isZero();
     assertThat(r.out()).contains("local-cluster", "searcher", "indexer", "feed-loader");
   }
 
   @Test
   void roleWithoutExternalZooKeeperSaysWhichKeyToSet() {
-    Run r = run("searcher");
+    CommandRun r = run("searcher");
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err()).contains("mosaic.zookeeper.connect");
   }
 
   @Test
   void indexerWithoutExternalKafkaSaysWhichKeyToSet() {
-    Run r = run("indexer", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
+    CommandRun r = run("indexer", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err()).contains("mosaic.kafka.bootstrap-servers");
   }
 
   @Test
   void badOverrideIsRefusedBeforeAnythingStarts() {
-    Run r = run("local-cluster", "--set", "mosaic.searcher.nodes-per-dc=0");
+    CommandRun r = run("local-cluster", "--set", "mosaic.searcher.nodes-per-dc=0");
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err()).contains("mosaic.searcher.nodes-per-dc must be >= 1, got 0");
   }

@@ -26,6 +26,44 @@ public interface ReceivingStore {
   /** The published file for that id, if held. */
   Optional<Path> file(PartitionFileId id);
 
+  /**
+   * The published file for that id, kept on disk (not removed by retention) until the returned
+   * handle is closed: what a relay or a catch-up fetch reads while it streams the file. The default
+   * keeps nothing (for stores that never delete a published file while it is asked for).
+   */
+  default Optional<HeldFile> hold(PartitionFileId id) {
+    return file(id).map(p -> new HeldFile(p, () -> {}));
+  }
+
+  /** A published file kept on disk until {@link #close()}; close is idempotent. */
+  final class HeldFile implements AutoCloseable {
+    private final Path path;
+    private Runnable release;
+
+    /** {@code release} runs once, on the first close. */
+    public HeldFile(Path path, Runnable release) {
+      this.path = path;
+      this.release = release;
+    }
+
+    /** The file. */
+    public Path path() {
+      return path;
+    }
+
+    @Override
+    public void close() {
+      Runnable r;
+      synchronized (this) {
+        r = release;
+        release = null;
+      }
+      if (r != null) {
+        r.run();
+      }
+    }
+  }
+
   /** The newest published version of each partition held under a schema version. */
   Map<Integer, Long> latestVersions(int schemaVersion);
 

@@ -246,6 +246,17 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     return storedFile(id).map(StoredFile::path);
   }
 
+  /** The file, {@link #retain retained} until the handle is closed (a relay or fetch reads it). */
+  @Override
+  public synchronized Optional<HeldFile> hold(PartitionFileId id) {
+    Optional<StoredFile> f = storedFile(id);
+    if (f.isEmpty()) {
+      return Optional.empty();
+    }
+    retain(id);
+    return Optional.of(new HeldFile(f.get().path(), () -> release(id)));
+  }
+
   @Override
   public synchronized Map<Integer, Long> latestVersions(int schemaVersion) {
     Map<Integer, Long> out = new TreeMap<>();

@@ -170,6 +170,22 @@ class PartitionStoreTest {
   }
 
   @Test
+  void aFileHeldForATransferStaysOnDiskUntilTheTransferEnds() throws IOException {
+    try (PartitionStore store = started(1)) {
+      publish(store, 0, 1);
+      var held = store.hold(new PartitionFileId(SCHEMA_VERSION, 0, 1)).orElseThrow();
+      publish(store, 0, 2);
+      publish(store, 0, 3);
+      assertThat(names(0)).containsExactly("1.mosaic", "3.mosaic");
+      assertThat(held.path()).exists();
+      held.close();
+      held.close(); // idempotent: releases once
+      assertThat(names(0)).containsExactly("3.mosaic");
+      assertThat(store.hold(new PartitionFileId(SCHEMA_VERSION, 0, 1))).isEmpty();
+    }
+  }
+
+  @Test
   void pinServesAnOlderVersionKeepsItAndSurvivesRestart() throws IOException {
     try (PartitionStore store = started(2)) {
       publish(store, 0, 1);

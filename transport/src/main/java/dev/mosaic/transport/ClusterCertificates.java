@@ -1,14 +1,18 @@
 package dev.mosaic.transport;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
 import java.security.spec.ECGenParameterSpec;
@@ -25,6 +29,8 @@ import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.cert.CertIOException;
@@ -38,17 +44,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A throwaway cluster certificate authority: an EC P-256 key and a self-signed CA certificate made
- * in memory, which issues per-node certificates (CN = node id, usable for TLS client and server
- * authentication). For tests and the local cluster, so that the default stays zero-config and still
- * runs the transport over mutual TLS; production uses real keystores ({@link
- * TransportSecurity#fromKeyStores}), which {@link #writeNodeKeyStore} and {@link #writeTrustStore}
- * can also produce.
+ * A cluster certificate authority: an EC P-256 key and a self-signed CA certificate, which issues
+ * per-node certificates carrying the node's {@link NodeIdentity} (node id, DC, role; usable for TLS
+ * client and server authentication). Made in memory for tests and the local cluster ({@link
+ * #generate()}); for production, {@code mosaic cert create-ca} stores one with {@link #writeCa} and
+ * {@code mosaic cert issue} {@link #load loads} it to write node keystores ({@link
+ * #writeNodeKeyStore}) and the truststore ({@link #writeTrustStore}) that {@link
+ * TransportSecurity#fromKeyStores} reads.
  *
  * <pre>{@code
  * ClusterCertificates ca = ClusterCertificates.generate();
- * TransportNode.builder()....security(ca.forNode("searcher-a1"))...
- * TransportSender.builder()....security(ca.forNode("indexer-1"))...
+ * TransportNode.builder()....security(ca.forNode(NodeIdentity.searcher("searcher-a1", "dc-a")))...
+ * TransportSender.builder()....security(ca.forNode(NodeIdentity.indexer("indexer-1", "dc-a")))...
  * }</pre>
  *
  * <p>Thread safety: safe for concurrent use. NOTE: the CA's private key lives only in this object;
@@ -60,6 +67,8 @@ public final class ClusterCertificates {
   private static final Duration CLOCK_SKEW = Duration.ofHours(1);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int SESSION_SECONDS = 3600;
+  private static final String CA_ALIAS = "cluster-ca";
+  private static final String NODE_ALIAS = "node";
   private static volatile ClusterCertificates development;
 
   private final String name;
@@ -67,12 +76,18 @@ public final class ClusterCertificates {
   private final X509Certificate caCertificate;
   private final Duration validity;
 
-  private ClusterCertificates(String name, Duration validity) {
+  private ClusterCertificates(
+      String name, Duration validity, KeyPair caKey, X509Certificate caCertificate) {
     this.name = name;
     this.validity = validity;
+    this.caKey = caKey;
+    this.caCertificate = caCertificate;
+  }
+
+  private static ClusterCertificates create(String name, Duration validity) {
     try {
-      this.caKey = newKeyPair();
-      X500Name subject = dn(name);
+      KeyPair caKey = newKeyPair();
+      X500Name subject = dn(name, null);
       Instant now = Instant.now();
       X509v3CertificateBuilder b =
           new JcaX509v3CertificateBuilder(
@@ -88,9 +103,52 @@ public final class ClusterCertificates {
           Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       b.addExtension(
           Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(caKey.getPublic()));
-      this.caCertificate = sign(b, caKey);
+      return new ClusterCertificates(name, validity, caKey, sign(b, caKey));
     } catch (GeneralSecurityException | CertIOException | OperatorCreationException e) {
       throw new IllegalStateException("cannot create the cluster CA " + name + ": " + e, e);
+    }
+  }
+
+  /**
+   * The CA stored by {@link #writeCa} in a PKCS12 file (entry {@code cluster-ca}); node
+   * certificates it issues are valid for {@code validity} from the moment they are issued.
+   *
+   * @throws IllegalArgumentException naming the file when it cannot be read or holds no CA key
+   */
+  public static ClusterCertificates load(Path file, char[] password, Duration validity) {
+    try (InputStream in = Files.newInputStream(file)) {
+      KeyStore ks = KeyStore.getInstance("PKCS12");
+      ks.load(in, password);
+      if (!(ks.getKey(CA_ALIAS, password) instanceof PrivateKey key)
+          || !(ks.getCertificate(CA_ALIAS) instanceof X509Certificate cert)) {
+        throw new IllegalArgumentException(
+            file + " holds no CA key entry '" + CA_ALIAS + "' (made by `mosaic cert create-ca`?)");
+      }
+      String cn =
+          X500Name.getInstance(cert.getSubjectX500Principal().getEncoded())
+              .getRDNs(BCStyle.CN)[0]
+              .getFirst()
+              .getValue()
+              .toString();
+      return new ClusterCertificates(cn, validity, new KeyPair(cert.getPublicKey(), key), cert);
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot read the cluster CA " + file + ": " + e, e);
+    }
+  }
+
+  /**
+   * Writes this CA's key and certificate to a PKCS12 file readable only by its owner (where the
+   * file system has POSIX permissions). NOTE: whoever reads it can mint certificates the whole
+   * cluster trusts; keep it off the nodes.
+   */
+  public void writeCa(Path file, char[] password) throws IOException {
+    try {
+      KeyStore ks = KeyStore.getInstance("PKCS12");
+      ks.load(null, null);
+      ks.setKeyEntry(CA_ALIAS, caKey.getPrivate(), password, new X509Certificate[] {caCertificate});
+      write(ks, file, password);
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot write the CA to " + file + ": " + e, e);
     }
   }
 
@@ -108,7 +166,7 @@ public final class ClusterCertificates {
     if (validity.isNegative() || validity.isZero()) {
       throw new IllegalArgumentException("validity must be > 0: " + validity);
     }
-    return new ClusterCertificates(name, validity);
+    return create(name, validity);
   }
 
   /**
@@ -141,18 +199,23 @@ public final class ClusterCertificates {
     return caCertificate;
   }
 
-  /** A certificate chain and key for {@code nodeId}, signed by this CA. */
-  public KeyStore nodeKeyStore(String nodeId, char[] password) {
+  /**
+   * A key and certificate chain for {@code node}, signed by this CA: subject {@code CN=<node id>,
+   * OU=<role>, O=Mosaic} and the identity as a subject alternative name ({@link NodeIdentity#uri}).
+   */
+  public KeyStore nodeKeyStore(NodeIdentity node, char[] password) {
+    String nodeId = node.nodeId();
     try {
       KeyPair key = newKeyPair();
-      X500Name subject = dn(nodeId);
+      X500Name subject = dn(nodeId, node.role().label());
       Instant now = Instant.now();
       X509v3CertificateBuilder b =
           new JcaX509v3CertificateBuilder(
               caCertificate,
               serial(),
               Date.from(now.minus(CLOCK_SKEW)),
-              Date.from(now.plus(validity)),
+              // never beyond the CA's own validity
+              Date.from(min(now.plus(validity), caCertificate.getNotAfter().toInstant())),
               subject,
               key.getPublic());
       JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
@@ -165,11 +228,15 @@ public final class ClusterCertificates {
               new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth}));
       b.addExtension(
           Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(caCertificate));
+      b.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(new GeneralName(GeneralName.uniformResourceIdentifier, node.uri())));
       X509Certificate cert = sign(b, caKey);
       KeyStore ks = KeyStore.getInstance("PKCS12");
       ks.load(null, null);
       ks.setKeyEntry(
-          "node", key.getPrivate(), password, new X509Certificate[] {cert, caCertificate});
+          NODE_ALIAS, key.getPrivate(), password, new X509Certificate[] {cert, caCertificate});
       return ks;
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
       throw new IllegalStateException(
@@ -182,7 +249,7 @@ public final class ClusterCertificates {
     try {
       KeyStore ts = KeyStore.getInstance("PKCS12");
       ts.load(null, null);
-      ts.setCertificateEntry("cluster-ca", caCertificate);
+      ts.setCertificateEntry(CA_ALIAS, caCertificate);
       return ts;
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("cannot build a truststore: " + e, e);
@@ -190,20 +257,21 @@ public final class ClusterCertificates {
   }
 
   /**
-   * Mutual-TLS credentials for {@code nodeId}: a fresh node key and certificate signed by this CA,
+   * Mutual-TLS credentials for {@code node}: a fresh node key and certificate signed by this CA,
    * trusting exactly this CA.
    */
-  public TransportSecurity forNode(String nodeId) {
+  public TransportSecurity forNode(NodeIdentity node) {
     char[] password = new char[0];
-    KeyStore ks = nodeKeyStore(nodeId, password);
+    KeyStore ks = nodeKeyStore(node, password);
     return TransportSecurity.mutualTls(
         context(ks, password, trustStore()),
-        "mutual TLS as " + nodeId + " (certificate from " + name + ")");
+        node,
+        "mutual TLS as " + node + " (certificate from " + name + ")");
   }
 
-  /** Writes a PKCS12 keystore with {@code nodeId}'s key and certificate chain to {@code file}. */
-  public void writeNodeKeyStore(String nodeId, Path file, char[] password) throws IOException {
-    write(nodeKeyStore(nodeId, password), file, password);
+  /** Writes a PKCS12 keystore with {@code node}'s key and certificate chain to {@code file}. */
+  public void writeNodeKeyStore(NodeIdentity node, Path file, char[] password) throws IOException {
+    write(nodeKeyStore(node, password), file, password);
   }
 
   /** Writes a PKCS12 truststore holding this CA's certificate to {@code file}. */
@@ -212,11 +280,19 @@ public final class ClusterCertificates {
   }
 
   private static void write(KeyStore ks, Path file, char[] password) throws IOException {
-    try (OutputStream out = Files.newOutputStream(file)) {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.deleteIfExists(tmp);
+    if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      Files.createFile(
+          tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    }
+    try (OutputStream out = Files.newOutputStream(tmp)) {
       ks.store(out, password);
     } catch (GeneralSecurityException e) {
+      Files.deleteIfExists(tmp);
       throw new IOException("cannot write keystore " + file + ": " + e, e);
     }
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   static SSLContext context(KeyStore keys, char[] keyPassword, KeyStore trust) {
@@ -244,11 +320,16 @@ public final class ClusterCertificates {
     return g.generateKeyPair();
   }
 
-  private static X500Name dn(String commonName) {
-    return new X500NameBuilder(BCStyle.INSTANCE)
-        .addRDN(BCStyle.O, "Mosaic")
-        .addRDN(BCStyle.CN, commonName)
-        .build();
+  private static X500Name dn(String commonName, String unit) {
+    X500NameBuilder b = new X500NameBuilder(BCStyle.INSTANCE).addRDN(BCStyle.O, "Mosaic");
+    if (unit != null) {
+      b.addRDN(BCStyle.OU, unit);
+    }
+    return b.addRDN(BCStyle.CN, commonName).build();
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
   }
 
   private static BigInteger serial() {

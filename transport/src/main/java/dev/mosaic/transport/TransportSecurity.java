@@ -7,8 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -30,16 +33,33 @@ public final class TransportSecurity {
   private static final String[] PROTOCOLS = {"TLSv1.3"};
 
   private final SSLContext context;
+  private final NodeIdentity identity;
   private final String description;
 
-  private TransportSecurity(SSLContext context, String description) {
+  private TransportSecurity(SSLContext context, NodeIdentity identity, String description) {
     this.context = context;
+    this.identity = identity;
     this.description = description;
   }
 
-  /** Mutual TLS with a context holding this node's key material and the cluster CA as trust. */
+  /**
+   * Mutual TLS with a context holding this node's key material (a certificate carrying {@code
+   * identity}) and the cluster CA as trust.
+   */
+  public static TransportSecurity mutualTls(
+      SSLContext context, NodeIdentity identity, String description) {
+    return new TransportSecurity(
+        Objects.requireNonNull(context, "context"),
+        Objects.requireNonNull(identity, "identity"),
+        description);
+  }
+
+  /**
+   * Mutual TLS with a context whose certificate's identity this object does not know (a node
+   * starting with it cannot check that its certificate names it; peers still check).
+   */
   public static TransportSecurity mutualTls(SSLContext context, String description) {
-    return new TransportSecurity(Objects.requireNonNull(context, "context"), description);
+    return new TransportSecurity(Objects.requireNonNull(context, "context"), null, description);
   }
 
   /**
@@ -47,7 +67,7 @@ public final class TransportSecurity {
    * that searchers will serve; every node start logs a warning. Only for compatibility.
    */
   public static TransportSecurity plaintext() {
-    return new TransportSecurity(null, "PLAINTEXT (no authentication, no encryption)");
+    return new TransportSecurity(null, null, "PLAINTEXT (no authentication, no encryption)");
   }
 
   /**
@@ -73,14 +93,31 @@ public final class TransportSecurity {
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException("trust-store " + trustStore + ": " + e.getMessage(), e);
     }
+    NodeIdentity identity = identityOf(keys, keyStore);
     try {
       return mutualTls(
           ClusterCertificates.context(keys, keyStorePassword, trust),
-          "mutual TLS with " + keyStore + ", trusting " + trustStore);
+          identity,
+          "mutual TLS as " + identity + " with " + keyStore + ", trusting " + trustStore);
     } catch (IllegalStateException e) {
       throw new IllegalArgumentException(
           "key-store " + keyStore + " / trust-store " + trustStore + ": " + e.getMessage(), e);
     }
+  }
+
+  private static NodeIdentity identityOf(KeyStore keys, Path file) {
+    try {
+      for (String alias : Collections.list(keys.aliases())) {
+        if (keys.isKeyEntry(alias) && keys.getCertificate(alias) instanceof X509Certificate c) {
+          return NodeIdentity.of(c);
+        }
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("key-store " + file + ": " + e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("key-store " + file + ": " + e.getMessage(), e);
+    }
+    throw new IllegalArgumentException("key-store " + file + " holds no private key entry");
   }
 
   private static KeyStore load(Path file, char[] password, String type, String what) {
@@ -95,32 +132,68 @@ public final class TransportSecurity {
   }
 
   /**
-   * Reads {@code mosaic.transport.tls} of {@code config}: {@code enabled = false} gives {@link
-   * #plaintext()}; an empty {@code key-store} gives credentials for {@code nodeId} from the JVM's
-   * {@link ClusterCertificates#development() development CA} (logged once); otherwise {@link
-   * #fromKeyStores}.
+   * Reads {@code mosaic.transport.tls} of {@code config} for the node {@code self}: {@code enabled
+   * = false} gives {@link #plaintext()}; an empty {@code key-store} gives credentials for {@code
+   * self} from the JVM's {@link ClusterCertificates#development() development CA} (logged once;
+   * only nodes of this JVM trust it); otherwise {@link #fromKeyStores}, whose certificate must
+   * carry exactly {@code self}.
+   *
+   * @throws IllegalArgumentException when a file cannot be read, or the certificate names another
+   *     node, DC or role
    */
-  public static TransportSecurity fromConfig(Config config, String nodeId) {
+  public static TransportSecurity fromConfig(Config config, NodeIdentity self) {
     Config c = config.getConfig("mosaic.transport.tls");
     if (!c.getBoolean("enabled")) {
       return plaintext();
     }
     String keyStore = c.getString("key-store");
     if (keyStore.isEmpty()) {
-      return ClusterCertificates.development().forNode(nodeId);
+      return ClusterCertificates.development().forNode(self);
     }
     String trustStore = c.getString("trust-store");
     if (trustStore.isEmpty()) {
       throw new IllegalArgumentException(
           "mosaic.transport.tls.trust-store must be set when key-store is (" + keyStore + ")");
     }
-    return fromKeyStores(
-        Path.of(keyStore),
-        c.getString("key-store-password").toCharArray(),
-        c.getString("key-store-type"),
-        Path.of(trustStore),
-        c.getString("trust-store-password").toCharArray(),
-        c.getString("trust-store-type"));
+    TransportSecurity s =
+        fromKeyStores(
+            Path.of(keyStore),
+            c.getString("key-store-password").toCharArray(),
+            c.getString("key-store-type"),
+            Path.of(trustStore),
+            c.getString("trust-store-password").toCharArray(),
+            c.getString("trust-store-type"));
+    s.requireIdentity(self);
+    return s;
+  }
+
+  /**
+   * Checks that this node's certificate carries {@code self} (when the identity is known).
+   *
+   * @throws IllegalArgumentException naming both identities
+   */
+  public void requireIdentity(NodeIdentity self) {
+    if (identity != null && !identity.equals(self)) {
+      throw new IllegalArgumentException(
+          "the transport certificate ("
+              + description
+              + ") is for "
+              + identity
+              + ", but this node is "
+              + self
+              + "; issue one with `mosaic cert issue --node-id "
+              + self.nodeId()
+              + " --dc "
+              + self.dc()
+              + " --role "
+              + self.role().label()
+              + "`");
+    }
+  }
+
+  /** The identity this node's certificate carries, when known. */
+  public Optional<NodeIdentity> identity() {
+    return Optional.ofNullable(identity);
   }
 
   /** Whether connections use TLS; false only for {@link #plaintext()}. */
@@ -169,8 +242,11 @@ public final class TransportSecurity {
     return e;
   }
 
-  /** The TLS context (null for plaintext); for tests speaking the protocol over raw sockets. */
-  SSLContext context() {
+  /**
+   * The TLS context (null for plaintext), e.g. for tools and tests speaking the protocol over raw
+   * sockets.
+   */
+  public SSLContext context() {
     return context;
   }
 

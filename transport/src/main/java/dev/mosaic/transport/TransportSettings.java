@@ -28,7 +28,8 @@ public record TransportSettings(
     int catchUpParallelism,
     Duration staleAfter,
     int chunkSize,
-    boolean writeManifest) {
+    boolean writeManifest,
+    Duration manifestWait) {
 
   /** Checks every value; throws {@link IllegalArgumentException} naming the bad one. */
   public TransportSettings {
@@ -52,7 +53,8 @@ public record TransportSettings(
           {"catch-up-interval", catchUpInterval},
           {"catch-up-grace", catchUpGrace},
           {"catch-up-cross-dc-after", catchUpCrossDcAfter},
-          {"stale-after", staleAfter}
+          {"stale-after", staleAfter},
+          {"manifest-wait", manifestWait}
         }) {
       Duration value = (Duration) d[1];
       if (value == null || value.isNegative()) {
@@ -92,7 +94,8 @@ public record TransportSettings(
         c.getInt("catch-up-parallelism"),
         c.getDuration("stale-after"),
         (int) c.getBytes("chunk-size").longValue(),
-        c.getBoolean("write-manifest"));
+        c.getBoolean("write-manifest"),
+        c.getDuration("manifest-wait"));
   }
 
   /** A builder starting from the defaults. */
@@ -120,6 +123,7 @@ public record TransportSettings(
     b.staleAfter = staleAfter;
     b.chunkSize = chunkSize;
     b.writeManifest = writeManifest;
+    b.manifestWait = manifestWait;
     return b;
   }
 
@@ -138,6 +142,7 @@ public record TransportSettings(
     private Duration catchUpInterval = Duration.ofSeconds(30);
     private Duration catchUpGrace = Duration.ofSeconds(10);
     private Duration catchUpCrossDcAfter = Duration.ofMinutes(2);
+    private Duration manifestWait = Duration.ofSeconds(10);
     private int catchUpParallelism = 2;
     private Duration staleAfter = Duration.ofMinutes(5);
     private int chunkSize = 256 * 1024;
@@ -242,6 +247,12 @@ public record TransportSettings(
       return this;
     }
 
+    /** {@code manifest-wait}. */
+    public Builder manifestWait(Duration v) {
+      manifestWait = v;
+      return this;
+    }
+
     /** Validates and builds. */
     public TransportSettings build() {
       return new TransportSettings(
@@ -261,7 +272,8 @@ public record TransportSettings(
           catchUpParallelism,
           staleAfter,
           chunkSize,
-          writeManifest);
+          writeManifest,
+          manifestWait);
     }
   }
 }

@@ -270,7 +270,7 @@ class DatacenterDeliveryTest {
   }
 
   @Test
-  void withZooKeeperDownDeliveriesToKnownSearchersGoOnAndTheManifestCatchesUp() throws Exception {
+  void withZooKeeperDownADeliveryWaitsForTheManifestAndCompletesOnceItIsBack() throws Exception {
     try (TestCluster cluster = new TestCluster(tmp.resolve("c"), quick().build())) {
       TestCluster.Searcher a1 = cluster.searcher("a1", "a");
       TestCluster.Searcher a2 = cluster.searcher("a2", "a");
@@ -279,17 +279,73 @@ class DatacenterDeliveryTest {
       await().atMost(DEADLINE).until(() -> a1.node.discovery().inDc("a").size() == 2);
       cluster.zk.stop();
       PartitionFileId id = new PartitionFileId(1, 2, 1);
-      PartitionSender.DeliveryReport r =
-          sender.send(id, source(tmp, id, 80_000)).toCompletableFuture().get(60, TimeUnit.SECONDS);
-      assertThat(r.acceptedBy()).containsKey("a");
+      CompletableFuture<PartitionSender.DeliveryReport> r =
+          sender.send(id, source(tmp, id, 80_000)).toCompletableFuture();
+      // a version is pushed only once the manifest records it: nothing moves without ZooKeeper
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> !r.isDone() && a1.store.file(id).isEmpty() && a2.store.file(id).isEmpty());
+      cluster.zk.restart();
+      assertThat(r.get(60, TimeUnit.SECONDS).acceptedBy()).containsKey("a");
       await()
           .atMost(DEADLINE)
           .until(() -> a1.store.file(id).isPresent() && a2.store.file(id).isPresent());
-      assertThat(sender.manifest().latest(1, 2)).isEmpty();
-      cluster.zk.restart();
+      assertThat(sender.manifest().latest(1, 2).map(m -> m.id().version())).contains(1L);
+    }
+  }
+
+  @Test
+  void aHolderOfAnIndexerCertificateCannotFreezeAPartitionWithAnUnrecordedHugeVersion()
+      throws Exception {
+    TransportSettings settings = quick().manifestWait(Duration.ofMillis(500)).build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      TestCluster.Searcher a2 = cluster.searcher("a2", "a");
+      TestCluster.Searcher b1 = cluster.searcher("b1", "b");
+      List<TestCluster.Searcher> all = List.of(a1, a2, b1);
+      TransportSender indexer = cluster.sender("indexer-1", "idx");
+      // a genuine cluster certificate, but it pushes without recording the version
+      TransportSender hijacker =
+          cluster.sender(
+              "indexer-x",
+              "idx",
+              cluster.ca.forNode(NodeIdentity.indexer("indexer-x", "idx")),
+              cluster.curator(),
+              settings.toBuilder().writeManifest(false).maxAttemptsPerDc(2).build());
+      await().atMost(DEADLINE).until(() -> hijacker.discovery().byDc().size() == 2);
+      await().atMost(DEADLINE).until(() -> indexer.discovery().byDc().size() == 2);
+
+      PartitionFileId v1 = new PartitionFileId(1, 3, 1);
+      indexer.send(v1, source(tmp, v1, 40_000)).toCompletableFuture().get(60, TimeUnit.SECONDS);
       await()
           .atMost(DEADLINE)
-          .until(() -> sender.manifest().latest(1, 2).map(m -> m.id().version()).orElse(0L) == 1);
+          .until(() -> all.stream().allMatch(s -> s.store.file(v1).isPresent()));
+
+      PartitionFileId hijack = new PartitionFileId(1, 3, Long.MAX_VALUE - 7);
+      PartitionSender.DeliveryReport r =
+          hijacker
+              .send(hijack, source(tmp, hijack, 40_000))
+              .toCompletableFuture()
+              .get(60, TimeUnit.SECONDS);
+      assertThat(r.acceptedBy()).isEmpty();
+      assertThat(r.failed().values())
+          .allSatisfy(why -> assertThat(why).contains("not in the manifest"));
+      assertThat(all).allSatisfy(s -> assertThat(s.store.file(hijack)).isEmpty());
+
+      // the partition keeps updating everywhere
+      PartitionFileId v2 = new PartitionFileId(1, 3, 2);
+      assertThat(
+              indexer
+                  .send(v2, source(tmp, v2, 40_000))
+                  .toCompletableFuture()
+                  .get(60, TimeUnit.SECONDS)
+                  .acceptedBy())
+          .containsOnlyKeys("a", "b");
+      await()
+          .atMost(DEADLINE)
+          .until(() -> all.stream().allMatch(s -> s.store.file(v2).isPresent()));
+      assertThat(cluster.counter("mosaic.transport.deliveries", "relay")).isPositive();
     }
   }
 
@@ -326,25 +382,24 @@ class DatacenterDeliveryTest {
     try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
       TestCluster.Searcher a1 = cluster.searcher("a1", "a");
       assertThat(a1.node.health().getAsBoolean()).isTrue();
-      // a version nobody can provide: the node stays behind
+      // a version nobody can provide (yet): the node stays behind
+      PartitionFileId id = new PartitionFileId(1, 5, 9);
+      Path file = source(tmp, id, 10_000);
+      byte[] bytes = Files.readAllBytes(file);
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(bytes);
       a1.node
           .manifest()
           .advance(
               new ManifestRecord(
-                  new PartitionFileId(1, 5, 9), 1000, 42, System.currentTimeMillis(), "x@y"));
+                  id, bytes.length, crc.getValue(), System.currentTimeMillis(), "x@y"));
       await().atMost(DEADLINE).until(() -> a1.node.health().partitionsBehind() == 1);
       await().atMost(DEADLINE).until(() -> !a1.node.health().getAsBoolean());
       assertThat(a1.node.health().describe()).startsWith("stale: 1 partitions behind");
       // the version arrives: fresh again
       TransportSender sender = cluster.sender("indexer-1", "idx");
       await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 1);
-      PartitionFileId id = new PartitionFileId(1, 5, 9);
-      assertThat(
-              sender
-                  .send(id, source(tmp, id, 10_000))
-                  .toCompletableFuture()
-                  .get(60, TimeUnit.SECONDS)
-                  .acceptedBy())
+      assertThat(sender.send(id, file).toCompletableFuture().get(60, TimeUnit.SECONDS).acceptedBy())
           .containsKey("a");
       await().atMost(DEADLINE).until(() -> a1.node.health().getAsBoolean());
       assertThat(a1.node.health().partitionsBehind()).isZero();

@@ -114,7 +114,7 @@ final class TestCluster implements AutoCloseable {
     }
     FileStore store = new FileStore(root.resolve(id), Set.of(1), TestFiles::verifyPartition);
     Searcher s = new Searcher(id, dc, curator(), store, port, adv);
-    s.security = security != null ? security : ca.forNode(id);
+    s.security = security != null ? security : ca.forNode(NodeIdentity.searcher(id, dc));
     searchers.put(id, s);
     start(s);
     return s;
@@ -146,11 +146,22 @@ final class TestCluster implements AutoCloseable {
   }
 
   TransportSender sender(String id, String dc) throws Exception {
-    return sender(id, dc, ca.forNode(id), curator());
+    return sender(id, dc, ca.forNode(NodeIdentity.indexer(id, dc)), curator());
   }
 
   /** A started sender with these credentials. */
   TransportSender sender(String id, String dc, TransportSecurity security, CuratorFramework curator)
+      throws Exception {
+    return sender(id, dc, security, curator, settings);
+  }
+
+  /** A started sender with these credentials and settings. */
+  TransportSender sender(
+      String id,
+      String dc,
+      TransportSecurity security,
+      CuratorFramework curator,
+      TransportSettings settings)
       throws Exception {
     TransportSender sender =
         TransportSender.builder()

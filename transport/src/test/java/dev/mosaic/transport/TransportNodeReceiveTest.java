@@ -11,11 +11,15 @@ import dev.mosaic.transport.wire.TransportRequest;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,12 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The receiving side spoken to over a raw TLS socket (with a certificate from the cluster CA): what
- * it accepts and what it rejects, and why.
+ * it accepts and what it rejects, and why. Pushes come from a test indexer whose versions the test
+ * records in the manifest first, as a sender does.
  */
 class TransportNodeReceiveTest {
+  private static final NodeIdentity INDEXER = NodeIdentity.indexer("test-indexer", "x");
   @TempDir static Path tmp;
   static TestCluster cluster;
   static TestCluster.Searcher node;
+  static PartitionManifest manifest;
 
   @BeforeAll
   static void up() throws Exception {
@@ -39,20 +46,30 @@ class TransportNodeReceiveTest {
             TransportSettings.builder()
                 .catchUpGrace(Duration.ofMinutes(10))
                 .transferIdleTimeout(Duration.ofSeconds(5))
+                .manifestWait(Duration.ofSeconds(2))
                 .build());
     node = cluster.searcher("r1", "a");
+    manifest = PartitionManifest.inZooKeeper(cluster.curator(), "/mosaic");
+    manifest.start();
   }
 
   @AfterAll
   static void down() throws Exception {
+    manifest.close();
     cluster.close();
   }
 
   private static FileAck push(FileHeader header, byte[] body, int sendBytes) throws IOException {
+    return push(INDEXER, header, body, sendBytes);
+  }
+
+  /** Pushes over a TLS connection authenticated as {@code as}. */
+  private static FileAck push(NodeIdentity as, FileHeader header, byte[] body, int sendBytes)
+      throws IOException {
     try (Socket s =
         cluster
             .ca
-            .forNode("test-client")
+            .forNode(as)
             .context()
             .getSocketFactory()
             .createSocket(InetAddress.getLoopbackAddress(), node.port)) {
@@ -79,11 +96,43 @@ class TransportNodeReceiveTest {
         .setVersion(version)
         .setSize(body.length)
         .setCrc32C(crc)
-        .setOrigin("test")
-        .setSenderNode("test")
-        .setSenderDc("x")
-        .setHopCount(1)
+        .setOrigin(INDEXER.nodeId())
+        .setSenderNode(INDEXER.nodeId())
+        .setSenderDc(INDEXER.dc())
+        .setHopCount(0)
         .build();
+  }
+
+  /** Records a version in the manifest, as the sender does before pushing it. */
+  private static void record(int schema, int partition, long version, byte[] body, long crc)
+      throws Exception {
+    manifest.advance(
+        new ManifestRecord(
+            new PartitionFileId(schema, partition, version),
+            body.length,
+            crc,
+            System.currentTimeMillis(),
+            INDEXER.nodeId()));
+    await("the node sees the record")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                node.node
+                    .manifest()
+                    .latest(schema, partition)
+                    .filter(r -> r.id().version() >= version)
+                    .isPresent());
+  }
+
+  /** Records the version of {@code header} with its own size and checksum. */
+  private static FileHeader recorded(FileHeader header, byte[] body) throws Exception {
+    record(
+        header.getSchemaVersion(),
+        header.getPartition(),
+        header.getVersion(),
+        body,
+        header.getCrc32C());
+    return header;
   }
 
   private static byte[] file(int partition, long version) throws IOException {
@@ -100,7 +149,7 @@ class TransportNodeReceiveTest {
   @Test
   void acceptsAVerifiedFileAndPublishesItUnderItsFinalName() throws Exception {
     byte[] body = file(1, 1);
-    FileAck ack = push(header(1, 1, 1, body, crc(body)), body, body.length);
+    FileAck ack = push(recorded(header(1, 1, 1, body, crc(body)), body), body, body.length);
     assertThat(ack.getAccepted()).as(ack.getReason()).isTrue();
     assertThat(ack.getNodeId()).isEqualTo("r1");
     assertThat(Files.readAllBytes(node.store.file(new PartitionFileId(1, 1, 1)).orElseThrow()))
@@ -115,7 +164,7 @@ class TransportNodeReceiveTest {
     byte[] body = file(2, 1);
     long good = crc(body);
     body[1234] ^= 0x40;
-    FileAck ack = push(header(1, 2, 1, body, good), body, body.length);
+    FileAck ack = push(recorded(header(1, 2, 1, body, good), body), body, body.length);
     assertThat(ack.getAccepted()).isFalse();
     assertThat(ack.getReason()).contains("checksum mismatch").contains("v1/2/1");
     assertThat(node.store.file(new PartitionFileId(1, 2, 1))).isEmpty();
@@ -125,6 +174,7 @@ class TransportNodeReceiveTest {
   @Test
   void aStreamEndingBeforeTheAnnouncedSizeIsDroppedAndNothingKept() throws Exception {
     byte[] body = file(3, 1);
+    recorded(header(1, 3, 1, body, crc(body)), body);
     // our TLS close_notify ends the session: the receiver drops the transfer, no acknowledgement
     assertThatThrownBy(() -> push(header(1, 3, 1, body, crc(body)), body, body.length / 2))
         .isInstanceOf(IOException.class);
@@ -144,7 +194,8 @@ class TransportNodeReceiveTest {
   @Test
   void rejectsAnOlderVersionThanTheHeldOne() throws Exception {
     byte[] v5 = file(4, 5);
-    assertThat(push(header(1, 4, 5, v5, crc(v5)), v5, v5.length).getAccepted()).isTrue();
+    assertThat(push(recorded(header(1, 4, 5, v5, crc(v5)), v5), v5, v5.length).getAccepted())
+        .isTrue();
     byte[] v3 = file(4, 3);
     FileAck ack = push(header(1, 4, 3, v3, crc(v3)), v3, v3.length);
     assertThat(ack.getAccepted()).isFalse();
@@ -156,7 +207,7 @@ class TransportNodeReceiveTest {
   @Test
   void rejectsAnUnknownSchemaVersionWithTheStoresReason() throws Exception {
     byte[] body = file(5, 1);
-    FileAck ack = push(header(7, 5, 1, body, crc(body)), body, body.length);
+    FileAck ack = push(recorded(header(7, 5, 1, body, crc(body)), body), body, body.length);
     assertThat(ack.getAccepted()).isFalse();
     assertThat(ack.getReason()).contains("unknown schema version 7");
   }
@@ -166,10 +217,134 @@ class TransportNodeReceiveTest {
     byte[] body = file(6, 1);
     body[10] ^=
         1; // corrupt before the checksum is taken: the transport CRC matches, the trailer not
-    FileAck ack = push(header(1, 6, 1, body, crc(body)), body, body.length);
+    FileAck ack = push(recorded(header(1, 6, 1, body, crc(body)), body), body, body.length);
     assertThat(ack.getAccepted()).isFalse();
     assertThat(ack.getReason()).contains("corrupt partition file");
     assertThat(node.store.file(new PartitionFileId(1, 6, 1))).isEmpty();
     assertThat(node.store.stagedCount()).isZero();
+  }
+
+  @Test
+  void aVersionTheManifestNeverRecordedIsRefusedAndDoesNotBlockLaterVersions() throws Exception {
+    byte[] v1 = file(8, 1);
+    assertThat(push(recorded(header(1, 8, 1, v1, crc(v1)), v1), v1, v1.length).getAccepted())
+        .isTrue();
+    // a holder of a genuine indexer certificate pushes a version nobody recorded
+    long hijack = Long.MAX_VALUE - 1;
+    byte[] evil = file(8, hijack);
+    double refusedBefore = refusedBytes();
+    FileAck ack = push(header(1, 8, hijack, evil, crc(evil)), evil, evil.length);
+    assertThat(ack.getAccepted()).isFalse();
+    assertThat(ack.getSuperseded()).isFalse();
+    assertThat(ack.getReason()).contains("not in the manifest").contains("version 1");
+    assertThat(node.store.file(new PartitionFileId(1, 8, hijack))).isEmpty();
+    assertThat(node.store.latestVersions(1)).containsEntry(8, 1L);
+    await("the refused bytes are counted")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> refusedBytes() > refusedBefore);
+    // the partition keeps updating
+    byte[] v2 = file(8, 2);
+    FileAck next = push(recorded(header(1, 8, 2, v2, crc(v2)), v2), v2, v2.length);
+    assertThat(next.getAccepted()).as(next.getReason()).isTrue();
+    assertThat(node.store.latestVersions(1)).containsEntry(8, 2L);
+  }
+
+  @Test
+  void aPushWaitsForTheManifestToRecordItsVersion() throws Exception {
+    byte[] body = file(9, 1);
+    FileHeader h = header(1, 9, 1, body, crc(body));
+    CompletableFuture<FileAck> ack =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return push(h, body, body.length);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    await("the push waits for the manifest instead of being refused at once")
+        .during(Duration.ofMillis(500))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> !ack.isDone());
+    record(1, 9, 1, body, crc(body));
+    assertThat(ack.get(30, TimeUnit.SECONDS).getAccepted()).isTrue();
+  }
+
+  @Test
+  void aPushWhoseChecksumDiffersFromTheManifestIsRefused() throws Exception {
+    byte[] recordedBody = file(10, 1);
+    record(1, 10, 1, recordedBody, crc(recordedBody));
+    byte[] other = file(10, 99); // another file announced under the recorded version
+    FileAck ack = push(header(1, 10, 1, other, crc(other)), other, other.length);
+    assertThat(ack.getAccepted()).isFalse();
+    assertThat(ack.getReason()).contains("does not match the manifest");
+    assertThat(node.store.file(new PartitionFileId(1, 10, 1))).isEmpty();
+  }
+
+  @Test
+  void onlyAnIndexerMayPushAnEntryCopyAndOnlyASearcherOfTheDcMayRelay() throws Exception {
+    byte[] body = file(11, 1);
+    FileHeader entry = recorded(header(1, 11, 1, body, crc(body)), body);
+    NodeIdentity searcherOfA = NodeIdentity.searcher("r2", "a");
+    FileAck bySearcher =
+        push(
+            searcherOfA,
+            entry.toBuilder().setSenderNode("r2").setSenderDc("a").build(),
+            body,
+            body.length);
+    assertThat(bySearcher.getReason()).contains("not allowed").contains("only an indexer");
+    FileAck relayFromB =
+        push(
+            NodeIdentity.searcher("b1", "b"),
+            entry.toBuilder().setSenderNode("b1").setSenderDc("b").setHopCount(1).build(),
+            body,
+            body.length);
+    assertThat(relayFromB.getReason()).contains("not allowed").contains("may not relay into a");
+    FileAck unregistered =
+        push(
+            searcherOfA,
+            entry.toBuilder().setSenderNode("r2").setSenderDc("a").setHopCount(1).build(),
+            body,
+            body.length);
+    assertThat(unregistered.getReason()).contains("not registered");
+    FileAck relayByIndexer =
+        push(INDEXER, entry.toBuilder().setHopCount(1).build(), body, body.length);
+    assertThat(relayByIndexer.getReason()).contains("may not relay");
+    assertThat(node.store.file(new PartitionFileId(1, 11, 1))).isEmpty();
+  }
+
+  @Test
+  void aDeclaredSenderOtherThanTheCertificatesIsRefusedAndUnknownDcsAreNotMetricTags()
+      throws Exception {
+    byte[] body = file(12, 1);
+    FileHeader h = recorded(header(1, 12, 1, body, crc(body)), body);
+    FileAck spoofed =
+        push(
+            h.toBuilder().setSenderNode("indexer-9").setSenderDc("dc-" + UUID.randomUUID()).build(),
+            body,
+            body.length);
+    assertThat(spoofed.getAccepted()).isFalse();
+    assertThat(spoofed.getReason())
+        .contains("identity mismatch")
+        .contains("its certificate is indexer test-indexer@x");
+    assertThat(push(h, body, body.length).getAccepted()).isTrue();
+    assertThat(
+            cluster.registry.find("mosaic.transport.bytes").counters().stream()
+                .map(c -> c.getId().getTag("from_dc"))
+                .distinct())
+        .as("DCs discovery does not know are tagged 'other'")
+        .contains("other")
+        .isSubsetOf("a", "other");
+  }
+
+  private static double refusedBytes() {
+    return cluster
+        .registry
+        .find("mosaic.transport.bytes")
+        .tag("direction", "refused")
+        .counters()
+        .stream()
+        .mapToDouble(io.micrometer.core.instrument.Counter::count)
+        .sum();
   }
 }

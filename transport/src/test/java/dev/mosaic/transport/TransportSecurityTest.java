@@ -98,7 +98,9 @@ class TransportSecurityTest {
       TestCluster.Searcher a1 = cluster.searcher("a1", "a");
       ClusterCertificates foreign = ClusterCertificates.generate();
       for (TransportSecurity creds :
-          List.of(foreign.forNode("indexer-x"), withoutCertificate(cluster.ca))) {
+          List.of(
+              foreign.forNode(NodeIdentity.indexer("indexer-x", "idx")),
+              withoutCertificate(cluster.ca))) {
         TransportSender rogue = cluster.sender("indexer-x", "idx", creds, cluster.curator());
         await().atMost(DEADLINE).until(() -> rogue.discovery().inDc("a").size() == 1);
         PartitionFileId id = new PartitionFileId(1, 1, 7);
@@ -140,10 +142,15 @@ class TransportSecurityTest {
     try (TestCluster cluster = new TestCluster(tmp.resolve("c"), quick().build())) {
       ClusterCertificates foreign = ClusterCertificates.generate();
       TestCluster.Searcher a1 = cluster.searcher("a1", "a");
-      TestCluster.Searcher rogue = cluster.searcher("a2", "a", null, foreign.forNode("a2"));
+      TestCluster.Searcher rogue =
+          cluster.searcher("a2", "a", null, foreign.forNode(NodeIdentity.searcher("a2", "a")));
       // the rogue gets a file from a sender of its own CA, then relays it to a1, which refuses
       TransportSender rogueSender =
-          cluster.sender("indexer-x", "idx", foreign.forNode("indexer-x"), cluster.curator());
+          cluster.sender(
+              "indexer-x",
+              "idx",
+              foreign.forNode(NodeIdentity.indexer("indexer-x", "idx")),
+              cluster.curator());
       await().atMost(DEADLINE).until(() -> rogueSender.discovery().inDc("a").size() == 2);
       PartitionFileId bad = new PartitionFileId(1, 2, 5);
       Path badFile = source(bad);
@@ -201,7 +208,11 @@ class TransportSecurityTest {
       await().atMost(DEADLINE).until(() -> indexer.manifest().latest(1, 4).isPresent());
       log.list.clear();
       TestCluster.Searcher rogue =
-          cluster.searcher("a3", "a", null, ClusterCertificates.generate().forNode("a3"));
+          cluster.searcher(
+              "a3",
+              "a",
+              null,
+              ClusterCertificates.generate().forNode(NodeIdentity.searcher("a3", "a")));
       TestCluster.Searcher genuine = cluster.searcher("a2", "a");
       await("genuine a2 catches up over TLS")
           .atMost(DEADLINE)

@@ -71,6 +71,9 @@ public final class ResultCharts implements Callable<Integer> {
   /** Our side of a comparison: {@code ours_<unit>}, or the merge against a rebuild. */
   private static final Pattern OURS = Pattern.compile("(ours|merge)_(.+)");
 
+  /** A figure's own baseline: {@code <x>_baseline_<unit>} next to {@code <x>_<unit>}. */
+  private static final Pattern BASELINE = Pattern.compile("(.+)_baseline_(.+)");
+
   private static final Pattern PERCENTILE = Pattern.compile("p(\\d+)_(ms|us|s)");
 
   /**
@@ -276,11 +279,25 @@ public final class ResultCharts implements Callable<Integer> {
     return image;
   }
 
+  /**
+   * Whether {@code key} is one side of an {@code <x>_<unit>} / {@code <x>_baseline_<unit>} pair.
+   */
+  private static boolean pairedWithItsOwnBaseline(ResultLine r, String key) {
+    Matcher b = BASELINE.matcher(key);
+    if (b.matches()) {
+      return r.number(b.group(1) + "_" + b.group(2)).isPresent();
+    }
+    int cut = key.lastIndexOf('_');
+    return cut > 0
+        && r.number(key.substring(0, cut) + "_baseline" + key.substring(cut)).isPresent();
+  }
+
   private static String title(String script) {
     return switch (script) {
       case "format" -> "bench/format.sh: the format engine vs Apache Lucene 10";
       case "searcher-load" -> "bench/searcher-load.sh: HTTP query load on one searcher";
-      case "transport" -> "bench/transport.sh: delivery vs a plain socket";
+      case "transport" ->
+          "bench/transport.sh: delivery vs a TLS socket baseline doing the same work";
       case "indexer" -> "bench/indexer.sh: indexer rebuild";
       case "merge" -> "bench/merge.sh: merging partition files vs rebuilding them";
       case "local-cluster" -> "deploy/local-cluster.sh: the whole pipeline";
@@ -306,12 +323,25 @@ public final class ResultCharts implements Callable<Integer> {
           if (!peerKey.equals(key)
               && peerKey.endsWith("_" + unit)
               && !OURS.matcher(peerKey).matches()
+              && !pairedWithItsOwnBaseline(r, peerKey)
               && r.number(peerKey).isPresent()) {
             own.add(comparison(r, m.group(1), key, peerKey, unit));
             drawn.add(key);
             drawn.add(peerKey);
             drawn.add("ratio");
           }
+        }
+      }
+      for (String key : r.figures().keySet()) {
+        Matcher b = BASELINE.matcher(key);
+        String measured = b.matches() ? b.group(1) + "_" + b.group(2) : null;
+        if (measured != null
+            && r.number(key).isPresent()
+            && r.number(measured).isPresent()
+            && !OURS.matcher(measured).matches()) {
+          own.add(comparison(r, b.group(1), measured, key, b.group(2)));
+          drawn.add(measured);
+          drawn.add(key);
         }
       }
       List<String> percentiles =
@@ -345,8 +375,8 @@ public final class ResultCharts implements Callable<Integer> {
           "cars_facets", "the cars facets sidebar",
           "format_merge", "merging partition files vs rebuilding them from the offers",
           "transport",
-              "ours: until the entry and every peer hold the file (verified, fsync'd);"
-                  + " socket: one plain copy",
+              "ours/baseline: one hop; relay: until the entry and every peer hold the file"
+                  + " (TLS, CRC, fsync, verified)",
           "searcher_load",
               "open loop at a fixed offered rate; failed requests counted in the latencies",
           "indexer", "rebuild on one core; state and snapshot-to-files on all cores");

@@ -91,6 +91,13 @@ final class BenchStore implements ReceivingStore {
     };
   }
 
+  /** Deletes the published files of {@code id}'s partition older than it (keeps the disk small). */
+  void deleteOlderThan(PartitionFileId id) throws IOException {
+    for (long v = id.version() - 1; v >= 1; v--) {
+      Files.deleteIfExists(path(new PartitionFileId(id.schemaVersion(), id.partition(), v)));
+    }
+  }
+
   @Override
   public Optional<Path> file(PartitionFileId id) {
     Path p = path(id);

@@ -116,6 +116,24 @@ class ResultChartsTest {
   }
 
   @Test
+  void aFigureWithItsOwnBaselineIsDrawnAgainstItNotAgainstOurs() throws Exception {
+    Path in = dir.resolve("transport.txt");
+    Files.writeString(
+        in,
+        "RESULT transport ours_mbps=175.3 baseline_mbps=163.2 relay_mbps=49.8"
+            + " relay_baseline_mbps=31.8 fanout_s=261.3 partitions=1024 dcs=3 tls=on\n");
+    Path out = dir.resolve("out");
+    assertThat(
+            new picocli.CommandLine(new ResultCharts())
+                .execute("--out-dir", out.toString(), in.toString()))
+        .isZero();
+    BufferedImage image = ImageIO.read(out.resolve("transport.png").toFile());
+    assertThat(image.getHeight())
+        .as("two panels: ours vs baseline, relay vs relay_baseline")
+        .isEqualTo(ResultCharts.height(2));
+  }
+
+  @Test
   void malformedLinesAreRejectedNamingTheLineAndTheProblem() {
     assertThatThrownBy(() -> ResultCharts.Output.parse("format", List.of("x", "RESULT")))
         .isInstanceOf(IllegalArgumentException.class)

@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
@@ -16,7 +17,6 @@ import dev.mosaic.transport.wire.SearcherRecord;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -129,10 +129,12 @@ public final class DefaultTransportNode implements TransportNode {
                 Behaviors.empty(), "mosaic-node-" + DefaultTransportSender.safe(nodeId));
     PekkoTransport ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
+    NodeIdentity self = NodeIdentity.searcher(nodeId, dc);
     TransportSecurity security =
         givenSecurity != null
             ? givenSecurity
-            : TransportSecurity.fromConfig(system.settings().config(), nodeId);
+            : TransportSecurity.fromConfig(system.settings().config(), self);
+    security.requireIdentity(self);
     DefaultTransportSender.logSecurity(nodeId, security);
     ZooKeeperSecurity.warnIfUnauthenticated(curator, nodeId);
     health = new NodeHealth(settings.staleAfter());
@@ -147,6 +149,8 @@ public final class DefaultTransportNode implements TransportNode {
     discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
     discovery.start();
     manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
+    ManifestGate gate = new ManifestGate(manifest, settings.manifestWait());
+    manifest.addListener(gate::manifestChanged);
     manifest.start();
     client = new TransferClient(ext, settings, metrics, nodeId, dc, security);
     String unique = DefaultTransportSender.safe(nodeId) + "-" + System.nanoTime();
@@ -166,7 +170,9 @@ public final class DefaultTransportNode implements TransportNode {
             refusal,
             receiving,
             this::published,
-            security);
+            security,
+            new PeerPolicy(nodeId, dc, discovery),
+            gate);
     InetSocketAddress bound =
         server.bind(bindHost, bindPort).toCompletableFuture().get(10, TimeUnit.SECONDS);
     endpoint =
@@ -221,14 +227,19 @@ public final class DefaultTransportNode implements TransportNode {
     catchUpNow();
   }
 
+  /**
+   * Relays a published file to the other searchers of this DC. The file is held on disk until the
+   * relay ends; once this node holds a newer version of the partition, the relay stops trying.
+   */
   private void relay(FileHeader h) {
     PartitionFileId id =
         new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
-    Optional<Path> file = store.file(id);
-    if (file.isEmpty()) {
-      LOG.warn("{}: {} is no longer in the store; not relaying it", nodeId, id);
+    Optional<ReceivingStore.HeldFile> held = store.hold(id);
+    if (held.isEmpty()) {
+      LOG.debug("{}: {} is no longer in the store (superseded); not relaying it", nodeId, id);
       return;
     }
+    ReceivingStore.HeldFile file = held.get();
     Set<String> peers = new LinkedHashSet<>();
     for (SearcherEndpoint e : discovery.inDc(dc)) {
       if (!e.nodeId().equals(nodeId)) {
@@ -236,6 +247,7 @@ public final class DefaultTransportNode implements TransportNode {
       }
     }
     if (peers.isEmpty()) {
+      file.close();
       return;
     }
     FileHeader relayed = h.toBuilder().setHopCount(1).build();
@@ -247,14 +259,16 @@ public final class DefaultTransportNode implements TransportNode {
                 "relay",
                 peers,
                 peer -> discovery.inDc(dc).stream().filter(e -> e.nodeId().equals(peer)).toList(),
-                target -> client.push(target, relayed, file.get()),
+                target -> client.push(target, relayed, file.path()),
                 settings.relayAttempts(),
                 settings.retryBackoffMin(),
                 settings.retryBackoffMax(),
-                (g, t) -> {}),
+                (g, t) -> {},
+                () -> superseded(id)),
             outcome));
     outcome.whenComplete(
         (o, e) -> {
+          file.close();
           if (e != null) {
             LOG.debug("{}: relay of {} stopped: {}", nodeId, id, e.toString());
           } else if (!o.failed().isEmpty()) {
@@ -266,6 +280,12 @@ public final class DefaultTransportNode implements TransportNode {
                 o.failed());
           }
         });
+  }
+
+  /** Whether this node holds a newer version of the partition than {@code id}. */
+  private boolean superseded(PartitionFileId id) {
+    Long newest = store.latestVersions(id.schemaVersion()).get(id.partition());
+    return newest != null && newest > id.version();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.transport.ManifestRecord;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
@@ -18,16 +19,15 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
@@ -47,13 +47,6 @@ public final class DefaultTransportSender implements TransportSender {
   private final TransportMetrics metrics;
   private final TransportSecurity givenSecurity;
   private final Lifecycle lifecycle;
-  private final Map<String, ManifestRecord> pendingManifest = new ConcurrentHashMap<>();
-  private final ConnectionStateListener reconnect =
-      (c, s) -> {
-        if (s == ConnectionState.RECONNECTED) {
-          flushPendingManifest();
-        }
-      };
   private ActorSystem<?> system;
   private PekkoTransport ext;
   private TransportSettings settings;
@@ -89,17 +82,18 @@ public final class DefaultTransportSender implements TransportSender {
             : ActorSystem.create(Behaviors.empty(), "mosaic-sender-" + safe(nodeId));
     ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
+    NodeIdentity self = NodeIdentity.indexer(nodeId, dc);
     TransportSecurity security =
         givenSecurity != null
             ? givenSecurity
-            : TransportSecurity.fromConfig(system.settings().config(), nodeId);
+            : TransportSecurity.fromConfig(system.settings().config(), self);
+    security.requireIdentity(self);
     logSecurity(nodeId, security);
     ZooKeeperSecurity.warnIfUnauthenticated(curator, nodeId);
     discovery = SearcherDiscovery.watching(curator, settings.zkRoot());
     discovery.start();
     manifest = PartitionManifest.inZooKeeper(curator, settings.zkRoot());
     manifest.start();
-    curator.getConnectionStateListenable().addListener(reconnect);
     client = new TransferClient(ext, settings, metrics, nodeId, dc, security);
     coordinator =
         system.systemActorOf(
@@ -165,6 +159,15 @@ public final class DefaultTransportSender implements TransportSender {
 
   private CompletionStage<DeliveryReport> deliver(
       PartitionFileId id, Path file, long size, long crc) {
+    CompletionStage<Void> recorded =
+        settings.writeManifest()
+            ? record(
+                new ManifestRecord(id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc), 1)
+            : CompletableFuture.completedFuture(null);
+    return recorded.thenCompose(v -> push(id, file, size, crc));
+  }
+
+  private CompletionStage<DeliveryReport> push(PartitionFileId id, Path file, long size, long crc) {
     FileHeader header =
         FileHeader.newBuilder()
             .setSchemaVersion(id.schemaVersion())
@@ -176,7 +179,6 @@ public final class DefaultTransportSender implements TransportSender {
             .setHopCount(0)
             .build();
     Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
-    CompletableFuture<Void> manifestDone = new CompletableFuture<>();
     DeliveryPlan plan =
         new DeliveryPlan(
             id,
@@ -187,47 +189,57 @@ public final class DefaultTransportSender implements TransportSender {
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),
-            (group, target) -> {
-              if (!settings.writeManifest()) {
-                manifestDone.complete(null);
-                return;
-              }
-              ManifestRecord rec =
-                  new ManifestRecord(
-                      id, size, crc, System.currentTimeMillis(), target.nodeId() + "@" + group);
-              CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor())
-                  .whenComplete((v, e) -> manifestDone.complete(null));
-            });
+            (group, target) -> {},
+            () ->
+                manifest
+                    .latest(id.schemaVersion(), id.partition())
+                    .map(r -> r.id().version() > id.version())
+                    .orElse(false));
     CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
-    return outcome.thenCompose(
-        o ->
-            (o.acceptedBy().isEmpty()
-                    ? CompletableFuture.<Void>completedFuture(null)
-                    : manifestDone)
-                .thenApply(v -> new DeliveryReport(id, o.acceptedBy(), o.failed())));
+    return outcome.thenApply(o -> new DeliveryReport(id, o.acceptedBy(), o.failed()));
   }
 
-  private void advanceManifest(ManifestRecord rec) {
-    String key = rec.id().schemaVersion() + "/" + rec.id().partition();
-    try {
-      manifest.advance(rec);
-      pendingManifest.remove(key, rec);
-    } catch (Exception e) {
-      // Keep the newest pending record per partition; written when ZooKeeper is back.
-      pendingManifest.merge(
-          key, rec, (old, now) -> old.id().version() >= now.id().version() ? old : now);
-      LOG.warn(
-          "could not record {} in the manifest ({}); will retry on reconnection",
-          rec.id(),
-          e.toString());
-    }
-  }
-
-  private void flushPendingManifest() {
-    for (ManifestRecord rec : pendingManifest.values()) {
-      CompletableFuture.runAsync(() -> advanceManifest(rec), ext.blockingExecutor());
-    }
+  /**
+   * Records {@code rec} in the manifest before any searcher is asked to take it (receivers accept
+   * only versions the manifest records). While ZooKeeper is unreachable it retries with backoff for
+   * as long as the sender is open.
+   */
+  private CompletionStage<Void> record(ManifestRecord rec, int attempt) {
+    return CompletableFuture.runAsync(
+            () -> {
+              try {
+                manifest.advance(rec);
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            },
+            ext.blockingExecutor())
+        .handle(
+            (v, e) -> {
+              if (e == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              if (lifecycle.get() != Lifecycle.State.STARTED) {
+                return CompletableFuture.<Void>failedFuture(e);
+              }
+              long delay =
+                  Math.min(
+                      settings.retryBackoffMax().toMillis(),
+                      settings.retryBackoffMin().toMillis() << Math.min(20, attempt - 1));
+              LOG.warn(
+                  "could not record {} in the manifest ({}); retrying in {} ms before delivering"
+                      + " it",
+                  rec.id(),
+                  StoreWriter.rootMessage(e),
+                  delay);
+              Executor later =
+                  CompletableFuture.delayedExecutor(
+                      delay, TimeUnit.MILLISECONDS, ext.blockingExecutor());
+              return CompletableFuture.supplyAsync(() -> null, later)
+                  .thenCompose(x -> record(rec, attempt + 1));
+            })
+        .thenCompose(f -> f);
   }
 
   @Override
@@ -235,7 +247,6 @@ public final class DefaultTransportSender implements TransportSender {
     if (!lifecycle.close() || system == null) {
       return;
     }
-    curator.getConnectionStateListenable().removeListener(reconnect);
     if (coordinator != null) {
       coordinator.tell(new DeliveryCoordinator.Stop());
     }

@@ -174,6 +174,17 @@ final class DeliveryActor {
     }
 
     private void failedAttempt(String group, String reason) {
+      if (plan.obsolete().getAsBoolean()) {
+        LOG.debug(
+            "{} delivery of {} to {} dropped: a newer version exists ({})",
+            plan.kind(),
+            plan.id(),
+            group,
+            reason);
+        failed.put(group, "superseded: a newer version exists; last attempt: " + reason);
+        metrics.superseded(plan.kind());
+        return;
+      }
       int n = attempts.merge(group, 1, Integer::sum);
       if (n >= plan.maxAttempts()) {
         LOG.warn(

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -21,6 +22,8 @@ import java.util.function.Function;
  * @param candidates the live candidates of a group, asked anew at every attempt
  * @param transfer one attempt to one candidate
  * @param onFirstAccept called once, in the delivery actor, when a first group accepted
+ * @param obsolete asked before every retry: true ends the delivery of the remaining groups as
+ *     superseded (a newer version exists), without further attempts
  */
 record DeliveryPlan(
     PartitionFileId id,
@@ -31,7 +34,8 @@ record DeliveryPlan(
     int maxAttempts,
     Duration backoffMin,
     Duration backoffMax,
-    BiConsumer<String, SearcherEndpoint> onFirstAccept) {
+    BiConsumer<String, SearcherEndpoint> onFirstAccept,
+    BooleanSupplier obsolete) {
 
   /** Per group: who accepted, or the last error. */
   record Outcome(PartitionFileId id, Map<String, String> acceptedBy, Map<String, String> failed) {}

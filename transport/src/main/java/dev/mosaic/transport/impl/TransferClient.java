@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.transport.ManifestRecord;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportSecurity;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.japi.pf.PFBuilder;
@@ -87,7 +89,7 @@ final class TransferClient {
               List.of(),
               Optional.of(settings.connectTimeout()),
               Optional.of(settings.transferIdleTimeout()),
-              session -> Optional.empty(),
+              session -> verifyTarget(target, session),
               // our side completing (request sent) must not end the session: the answer follows
               org.apache.pekko.stream.IgnoreComplete$.MODULE$)
           .mapError(
@@ -114,6 +116,32 @@ final class TransferClient {
             true,
             Optional.of(settings.connectTimeout()),
             Optional.of(settings.transferIdleTimeout()));
+  }
+
+  /**
+   * Fails the handshake unless the peer's certificate names the searcher discovery listed: a
+   * registry entry pointing at another node's address cannot divert a file.
+   */
+  private Optional<Throwable> verifyTarget(SearcherEndpoint target, SSLSession session) {
+    NodeIdentity expected = NodeIdentity.searcher(target.nodeId(), target.dc());
+    try {
+      NodeIdentity peer = NodeIdentity.ofPeer(session);
+      if (peer.equals(expected)) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new SSLException(
+              "peer at "
+                  + target.transportHost()
+                  + ":"
+                  + target.transportPort()
+                  + " is "
+                  + peer
+                  + ", not the registered "
+                  + expected));
+    } catch (IllegalArgumentException e) {
+      return Optional.of(new SSLException(e.getMessage(), e));
+    }
   }
 
   /**

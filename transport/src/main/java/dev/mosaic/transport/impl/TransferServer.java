@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
@@ -13,7 +14,6 @@ import dev.mosaic.transport.wire.TransportRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -23,8 +23,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLPeerUnverifiedException;
-import javax.net.ssl.SSLSession;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.japi.pf.PFBuilder;
@@ -66,6 +64,8 @@ final class TransferServer implements AutoCloseable {
   private final Set<PartitionFileId> receiving;
   private final Consumer<FileHeader> onPublished;
   private final TransportSecurity security;
+  private final PeerPolicy policy;
+  private final ManifestGate gate;
   private final AtomicInteger active = new AtomicInteger();
   private final SharedKillSwitch killSwitch;
   private volatile Tcp.ServerBinding binding;
@@ -80,7 +80,9 @@ final class TransferServer implements AutoCloseable {
       Supplier<Optional<String>> refusal,
       Set<PartitionFileId> receiving,
       Consumer<FileHeader> onPublished,
-      TransportSecurity security) {
+      TransportSecurity security,
+      PeerPolicy policy,
+      ManifestGate gate) {
     this.ext = ext;
     this.settings = settings;
     this.metrics = metrics;
@@ -91,6 +93,8 @@ final class TransferServer implements AutoCloseable {
     this.receiving = receiving;
     this.onPublished = onPublished;
     this.security = security;
+    this.policy = policy;
+    this.gate = gate;
     this.killSwitch = KillSwitches.shared("transport-" + nodeId);
   }
 
@@ -101,7 +105,9 @@ final class TransferServer implements AutoCloseable {
             Sink.foreach(
                 c ->
                     c.handleWith(
-                        security.encrypted() ? secured(c.remoteAddress()) : connectionFlow(),
+                        security.encrypted()
+                            ? secured(c.remoteAddress())
+                            : connectionFlow(() -> null),
                         ext.materializer())))
         .run(ext.materializer())
         .thenApply(
@@ -114,15 +120,16 @@ final class TransferServer implements AutoCloseable {
   /**
    * The connection flow behind a server-side TLS stage that requires the client's certificate. A
    * connection that ends before the handshake completed (no certificate, one not signed by the
-   * cluster CA, an expired one, or no TLS at all) is logged with the peer's address; no request
-   * byte of it was read.
+   * cluster CA, an expired one, one without a node identity, or no TLS at all) is logged with the
+   * peer's address; no request byte of it was read. The identity in the certificate is what the
+   * requests of the connection are judged on ({@link PeerPolicy}).
    */
   private Flow<ByteString, ByteString, NotUsed> secured(InetSocketAddress peer) {
-    AtomicReference<String> peerName = new AtomicReference<>();
+    AtomicReference<NodeIdentity> peerName = new AtomicReference<>();
     BidiFlow<SslTlsOutbound, ByteString, ByteString, SslTlsInbound, NotUsed> tls =
         TLS.create(
             security::newServerEngine,
-            session -> peerName.set(peerName(session)),
+            session -> peerName.set(NodeIdentity.ofPeer(session)),
             // the client keeps its side open until it has the answer; the answer closes
             IgnoreCancel$.MODULE$);
     Flow<SslTlsInbound, SslTlsOutbound, NotUsed> app =
@@ -131,7 +138,7 @@ final class TransferServer implements AutoCloseable {
                 new PFBuilder<SslTlsInbound, ByteString>()
                     .match(SessionBytes.class, SessionBytes::bytes)
                     .build())
-            .via(connectionFlow())
+            .via(connectionFlow(peerName::get))
             .map(b -> (SslTlsOutbound) new SendBytes(b));
     return Flow.of(ByteString.class)
         .watchTermination(
@@ -141,7 +148,8 @@ final class TransferServer implements AutoCloseable {
                     if (peerName.get() == null) {
                       LOG.warn(
                           "{}: refused transport connection from {}: TLS handshake failed (no"
-                              + " certificate signed by the cluster CA){}",
+                              + " certificate signed by the cluster CA carrying a node"
+                              + " identity){}",
                           nodeId,
                           peer,
                           err == null ? "" : ": " + StoreWriter.rootMessage(err));
@@ -154,16 +162,7 @@ final class TransferServer implements AutoCloseable {
         .via(tls.reversed().join(app));
   }
 
-  private static String peerName(SSLSession session) {
-    try {
-      return session.getPeerPrincipal().getName();
-    } catch (SSLPeerUnverifiedException e) {
-      // needClientAuth: cannot happen after a completed handshake
-      throw new IllegalStateException("peer not verified", e);
-    }
-  }
-
-  private Flow<ByteString, ByteString, NotUsed> connectionFlow() {
+  private Flow<ByteString, ByteString, NotUsed> connectionFlow(Supplier<NodeIdentity> peer) {
     return Flow.of(ByteString.class)
         .via(killSwitch.flow())
         .idleTimeout(settings.transferIdleTimeout())
@@ -172,13 +171,13 @@ final class TransferServer implements AutoCloseable {
                 new Frames.Splitter<TransportRequest>(
                     TransportRequest::parseFrom, r -> r.hasPush() ? r.getPush().getSize() : 0))
         .prefixAndTail(1)
-        .mapAsync(1, this::handle)
+        .mapAsync(1, pair -> handle(pair, peer.get()))
         .flatMapConcat(s -> s)
         .via(killSwitch.flow());
   }
 
   private CompletionStage<Source<ByteString, NotUsed>> handle(
-      Pair<List<Object>, Source<Object, NotUsed>> pair) {
+      Pair<List<Object>, Source<Object, NotUsed>> pair, NodeIdentity peer) {
     if (pair.first().isEmpty()) {
       return CompletableFuture.completedFuture(Source.empty());
     }
@@ -186,12 +185,12 @@ final class TransferServer implements AutoCloseable {
     TransportRequest req = ((Frames.Head<TransportRequest>) pair.first().get(0)).message();
     Source<Object, NotUsed> body = pair.second();
     if (req.hasPush()) {
-      return receive(req.getPush(), Frames.body(body))
+      return receive(req.getPush(), Frames.body(body), peer)
           .thenApply(ack -> Source.single(Frames.frame(ack)));
     }
     body.runWith(Sink.ignore(), ext.materializer());
     if (req.hasFetch()) {
-      return CompletableFuture.completedFuture(serveFetch(req.getFetch()));
+      return CompletableFuture.completedFuture(serveFetch(req.getFetch(), peer));
     }
     LOG.warn("{}: request of unknown kind from a newer or foreign peer; closing", nodeId);
     return CompletableFuture.completedFuture(Source.empty());
@@ -208,7 +207,7 @@ final class TransferServer implements AutoCloseable {
 
   private CompletionStage<FileAck> refuse(
       FileHeader h, Source<Object, NotUsed> body, boolean alreadyHeld, String reason) {
-    body.runWith(Sink.ignore(), ext.materializer());
+    drain(h, body);
     if (alreadyHeld) {
       LOG.debug("{}: already holds {} (from {})", nodeId, describe(h), h.getSenderNode());
     } else {
@@ -221,16 +220,26 @@ final class TransferServer implements AutoCloseable {
     return "v" + h.getSchemaVersion() + "/" + h.getPartition() + "/" + h.getVersion();
   }
 
-  private CompletionStage<FileAck> receive(FileHeader h, Source<Object, NotUsed> body) {
+  /** Reads and discards the body of a refused push, counting its bytes as refused. */
+  private void drain(FileHeader h, Source<Object, NotUsed> body) {
+    String fromDc = policy.metricDc(h.getSenderDc());
+    body.runWith(
+        Sink.foreach(o -> metrics.bytesRefused(fromDc, dc, ((ByteString) o).size())),
+        ext.materializer());
+  }
+
+  private CompletionStage<FileAck> receive(
+      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer) {
     try {
-      return admit(h, body);
+      return admit(h, body, peer);
     } catch (RuntimeException e) {
       LOG.error("{}: failed to handle {} from {}", nodeId, describe(h), h.getSenderNode(), e);
       return refuse(h, body, false, "receiver error: " + e);
     }
   }
 
-  private CompletionStage<FileAck> admit(FileHeader h, Source<Object, NotUsed> body) {
+  private CompletionStage<FileAck> admit(
+      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer) {
     PartitionFileId id;
     try {
       id = new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
@@ -239,6 +248,10 @@ final class TransferServer implements AutoCloseable {
       }
     } catch (IllegalArgumentException e) {
       return refuse(h, body, false, "bad header: " + e.getMessage());
+    }
+    Optional<String> forbidden = policy.refusePush(h, peer);
+    if (forbidden.isPresent()) {
+      return refuse(h, body, false, forbidden.get());
     }
     Optional<String> unhealthy = refusal.get();
     if (unhealthy.isPresent()) {
@@ -250,21 +263,15 @@ final class TransferServer implements AutoCloseable {
     }
     if (held != null && held > id.version()) {
       // not an error: deliveries of two versions crossed (a relay overtaken by a newer entry copy)
-      body.runWith(Sink.ignore(), ext.materializer());
-      LOG.debug("{}: superseded {} from {}: holds {}", nodeId, id, h.getSenderNode(), held);
-      return CompletableFuture.completedFuture(
-          ack(
-                  false,
-                  false,
-                  "older version: "
-                      + id
-                      + " is older than the held version "
-                      + held
-                      + " of partition "
-                      + id.partition())
-              .toBuilder()
-              .setSuperseded(true)
-              .build());
+      return superseded(
+          h,
+          body,
+          "older version: "
+              + id
+              + " is older than the held version "
+              + held
+              + " of partition "
+              + id.partition());
     }
     if (active.incrementAndGet() > settings.maxIncomingTransfers()) {
       active.decrementAndGet();
@@ -274,17 +281,44 @@ final class TransferServer implements AutoCloseable {
           false,
           "busy: " + settings.maxIncomingTransfers() + " incoming transfers in progress");
     }
+    return gate.check(id, h.getSize(), h.getCrc32C())
+        .thenCompose(
+            d ->
+                switch (d.verdict()) {
+                  case RECORDED -> store(h, id, body);
+                  case SUPERSEDED -> {
+                    active.decrementAndGet();
+                    yield superseded(h, body, d.reason());
+                  }
+                  case REFUSED -> {
+                    active.decrementAndGet();
+                    yield refuse(h, body, false, d.reason());
+                  }
+                });
+  }
+
+  private CompletionStage<FileAck> superseded(
+      FileHeader h, Source<Object, NotUsed> body, String reason) {
+    drain(h, body);
+    LOG.debug("{}: superseded {} from {}: {}", nodeId, describe(h), h.getSenderNode(), reason);
+    return CompletableFuture.completedFuture(
+        ack(false, false, reason).toBuilder().setSuperseded(true).build());
+  }
+
+  /** Streams an admitted push into the store; the caller counted it in {@code active}. */
+  private CompletionStage<FileAck> store(
+      FileHeader h, PartitionFileId id, Source<Object, NotUsed> body) {
     if (!receiving.add(id)) {
       active.decrementAndGet();
       return refuse(h, body, false, "busy: already receiving " + id);
     }
-    String fromDc = h.getSenderDc();
+    String fromDc = policy.metricDc(h.getSenderDc());
     String kind = h.getHopCount() == 0 ? "entry" : "relay";
     return StoreWriter.stage(store, id, h.getSize(), ext.blockingExecutor())
         .handle(
             (staged, err) -> {
               if (err != null) {
-                body.runWith(Sink.ignore(), ext.materializer());
+                drain(h, body);
                 return CompletableFuture.<Void>failedFuture(err);
               }
               return StoreWriter.fillAndPublish(
@@ -317,29 +351,39 @@ final class TransferServer implements AutoCloseable {
             });
   }
 
-  private Source<ByteString, NotUsed> serveFetch(FetchRequest f) {
+  private static Source<ByteString, NotUsed> notFound(String reason) {
+    return Source.single(
+        Frames.frame(FetchResponse.newBuilder().setFound(false).setReason(reason).build()));
+  }
+
+  /**
+   * Answers a catch-up fetch with the published file, held on disk (out of the store's retention)
+   * until the stream ends.
+   */
+  private Source<ByteString, NotUsed> serveFetch(FetchRequest f, NodeIdentity peer) {
+    Optional<String> forbidden = policy.refuseFetch(f, peer);
+    if (forbidden.isPresent()) {
+      LOG.warn("{}: refused a fetch from {}: {}", nodeId, f.getRequesterNode(), forbidden.get());
+      return notFound(forbidden.get());
+    }
     PartitionFileId id;
-    Optional<Path> file;
+    Optional<ReceivingStore.HeldFile> held;
     long size;
     try {
       id = new PartitionFileId(f.getSchemaVersion(), f.getPartition(), f.getVersion());
-      file = store.file(id);
-      size = file.isPresent() ? Files.size(file.get()) : -1;
-    } catch (IllegalArgumentException | IOException e) {
-      return Source.single(
-          Frames.frame(
-              FetchResponse.newBuilder()
-                  .setFound(false)
-                  .setReason("cannot serve: " + e.getMessage())
-                  .build()));
+      held = store.hold(id);
+    } catch (IllegalArgumentException e) {
+      return notFound("cannot serve: " + e.getMessage());
     }
-    if (file.isEmpty()) {
-      return Source.single(
-          Frames.frame(
-              FetchResponse.newBuilder()
-                  .setFound(false)
-                  .setReason(nodeId + " does not hold " + id)
-                  .build()));
+    if (held.isEmpty()) {
+      return notFound(nodeId + " does not hold " + id);
+    }
+    ReceivingStore.HeldFile file = held.get();
+    try {
+      size = Files.size(file.path());
+    } catch (IOException e) {
+      file.close();
+      return notFound("cannot serve: " + e.getMessage());
     }
     FileHeader header =
         FileHeader.newBuilder()
@@ -350,18 +394,22 @@ final class TransferServer implements AutoCloseable {
             .setSenderNode(nodeId)
             .setSenderDc(dc)
             .build();
-    String toDc = f.getRequesterDc();
+    String toDc = policy.metricDc(f.getRequesterDc());
     LOG.info("{}: serving {} to {} for catch-up", nodeId, id, f.getRequesterNode());
     return Source.single(
             Frames.frame(FetchResponse.newBuilder().setFound(true).setHeader(header).build()))
         .concat(
-            FileIO.fromPath(file.get(), settings.chunkSize())
+            FileIO.fromPath(file.path(), settings.chunkSize())
                 .map(
                     b -> {
                       metrics.bytesSent(dc, toDc, b.size());
                       return b;
-                    })
-                .mapMaterializedValue(m -> NotUsed.getInstance()));
+                    }))
+        .watchTermination(
+            (m, done) -> {
+              done.whenComplete((d, e) -> file.close());
+              return NotUsed.getInstance();
+            });
   }
 
   /** Unbinds and aborts every transfer in progress (their staged bytes are deleted). */

@@ -9,11 +9,11 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Micrometer meters of the transport. Names: {@code mosaic.transport.bytes} (tags {@code
- * direction}=sent|received, {@code from_dc}, {@code to_dc}), {@code mosaic.transport.deliveries}
- * (tags {@code kind}=entry|relay|fetch, {@code outcome}=accepted|failed), {@code
- * mosaic.transport.retries} (tag {@code kind}), {@code mosaic.transport.delivery.latency} (tag
- * {@code kind}), and per node the gauges {@code mosaic.transport.partitions.behind} and {@code
- * mosaic.transport.stale}.
+ * direction}=sent|received|refused, {@code from_dc}, {@code to_dc}), {@code
+ * mosaic.transport.deliveries} (tags {@code kind}=entry|relay|fetch, {@code
+ * outcome}=accepted|failed), {@code mosaic.transport.retries} (tag {@code kind}), {@code
+ * mosaic.transport.delivery.latency} (tag {@code kind}), and per node the gauges {@code
+ * mosaic.transport.partitions.behind} and {@code mosaic.transport.stale}.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -35,6 +35,11 @@ public final class TransportMetrics {
 
   public void bytesReceived(String fromDc, String toDc, long n) {
     bytes("received", fromDc, toDc).increment(n);
+  }
+
+  /** Bytes of refused pushes the receiver read and discarded (the sender stops on the answer). */
+  public void bytesRefused(String fromDc, String toDc, long n) {
+    bytes("refused", fromDc, toDc).increment(n);
   }
 
   private Counter bytes(String direction, String fromDc, String toDc) {

@@ -31,6 +31,12 @@ class DeliveryRetryTest {
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   private DeliveryPlan.Outcome deliver(FileAck answer, AtomicInteger attempts) throws Exception {
+    return deliver(answer, attempts, () -> false);
+  }
+
+  private DeliveryPlan.Outcome deliver(
+      FileAck answer, AtomicInteger attempts, java.util.function.BooleanSupplier obsolete)
+      throws Exception {
     ActorRef<DeliveryCoordinator.Command> coordinator =
         KIT.spawn(DeliveryCoordinator.create(2, new TransportMetrics(registry)));
     DeliveryPlan plan =
@@ -46,7 +52,8 @@ class DeliveryRetryTest {
             5,
             Duration.ofMillis(1),
             Duration.ofMillis(5),
-            (group, target) -> {});
+            (group, target) -> {},
+            obsolete);
     CompletableFuture<DeliveryPlan.Outcome> result = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, result));
     return result.get(30, TimeUnit.SECONDS);
@@ -74,6 +81,21 @@ class DeliveryRetryTest {
   }
 
   @Test
+  void aRelayOfAVersionThatANewerOneReplacedIsDroppedNotRetried() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    FileAck busy = FileAck.newBuilder().setAccepted(false).setReason("busy: 4 transfers").build();
+
+    // the relaying node published a newer version of the partition after the first attempt
+    DeliveryPlan.Outcome outcome = deliver(busy, attempts, () -> attempts.get() >= 1);
+
+    assertThat(attempts).as("no retry once superseded").hasValue(1);
+    assertThat(outcome.failed().get("dc-a-2")).startsWith("superseded: ").contains("busy");
+    assertThat(deliveries("superseded")).isEqualTo(1.0);
+    assertThat(deliveries("failed")).isZero();
+    assertThat(retries()).isZero();
+  }
+
+  @Test
   void aBusyRefusalIsRetriedUpToTheAttemptLimit() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
     FileAck busy = FileAck.newBuilder().setAccepted(false).setReason("busy: 4 transfers").build();
@@ -83,6 +105,11 @@ class DeliveryRetryTest {
     assertThat(attempts).hasValue(5);
     assertThat(outcome.failed().get("dc-a-2")).contains("busy");
     assertThat(deliveries("failed")).isEqualTo(1.0);
+  }
+
+  private double retries() {
+    var counter = registry.find("mosaic.transport.retries").counter();
+    return counter == null ? 0 : counter.count();
   }
 
   private double deliveries(String outcome) {
