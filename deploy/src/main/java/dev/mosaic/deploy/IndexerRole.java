@@ -3,7 +3,6 @@ package dev.mosaic.deploy;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.RebuildListener;
-import dev.mosaic.indexer.ZooKeeperIndexManifest;
 import dev.mosaic.transport.TransportSender;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -21,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One indexer as the launcher runs it: an {@link IndexerNode} in the indexers' consumer group,
- * recording versions in the {@link ZooKeeperIndexManifest} and handing files to its own {@link
- * TransportSender} (one copy per datacenter, which then advances the partition manifest), with its
+ * recording versions in the partition manifest (the one its own {@link TransportSender} watches)
+ * and handing files to that sender (one copy per datacenter, which marks them accepted), with its
  * own Curator client; optionally serving its meters at {@code /metrics} (see {@link
  * #metricsEndpoint}).
  *
@@ -145,8 +144,7 @@ public final class IndexerRole implements Closeable {
               .schema(CarsSchema.SCHEMA)
               .outputDir(outputDir)
               .sender(sender)
-              .manifest(new ZooKeeperIndexManifest(curator, config.zkRoot + "/index-manifest"))
-              .deliveredManifest(sender.manifest())
+              .manifest(sender.manifest())
               .debounce(ic.debounce)
               .maxDelay(ic.maxDelay)
               .rebuildThreads(ic.rebuildThreads)

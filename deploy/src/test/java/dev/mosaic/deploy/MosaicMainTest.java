@@ -40,7 +40,7 @@ class MosaicMainTest {
 
   @Test
   void rolesRefuseToStartWithoutAZooKeeperCredentialNamingTheKeysToSet() {
-    Run r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
+    CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err())
         .contains("needs a ZooKeeper credential")
@@ -67,7 +67,7 @@ class MosaicMainTest {
           "mosaic.transport.zookeeper.digest-password=s3cret-for-tests",
           "mosaic.zookeeper.allow-insecure=true"
         }) {
-      Run r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1", "--set", key);
+      CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1", "--set", key);
       assertThat(r.exitCode()).isNotZero();
       assertThat(r.err()).doesNotContain("ZooKeeper credential").contains("mosaic.data-dir");
     }

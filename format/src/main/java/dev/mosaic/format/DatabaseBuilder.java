@@ -67,6 +67,13 @@ public interface DatabaseBuilder {
    */
   DatabaseBuilder autoBloomFilters(boolean enabled);
 
+  /**
+   * Whether {@link #writeTo(Path)} forces the file to disk (default true). Bulk builds that write
+   * many files and sync once at the end (for instance with one {@code sync} of the file system) may
+   * turn it off; the file is then durable only after that sync.
+   */
+  DatabaseBuilder fsync(boolean fsync);
+
   /** Number of documents added so far. */
   int documentCount();
 
@@ -76,7 +83,10 @@ public interface DatabaseBuilder {
   /** Writes the database to a stream; the builder stays usable. */
   void writeTo(OutputStream out) throws IOException;
 
-  /** Writes the database to a file (created or truncated), and forces it to disk. */
+  /**
+   * Writes the database to a file (created or truncated), and forces it to disk unless {@link
+   * #fsync(boolean) fsync(false)}.
+   */
   void writeTo(Path file) throws IOException;
 
   /** The database as bytes. */

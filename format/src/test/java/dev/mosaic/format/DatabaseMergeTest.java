@@ -140,7 +140,8 @@ class DatabaseMergeTest {
     }
   }
 
-  private static void compare(
+  /** Compares a written database with a rebuild and with the reference on random queries. */
+  static void compare(
       Schema schema,
       Database merged,
       Database rebuilt,

@@ -295,6 +295,11 @@ class RandomizedDatabaseTest {
   }
 
   static Document randomDocument(Schema schema, Values values, Random random) {
+    return randomDocument(schema, values, random, 40);
+  }
+
+  /** A random document whose payload (if any) is shorter than {@code maxPayload} bytes. */
+  static Document randomDocument(Schema schema, Values values, Random random, int maxPayload) {
     Document.Builder b = Document.builder(schema);
     for (Field f : schema.fields()) {
       if (f.role().isSortable()) {
@@ -308,7 +313,7 @@ class RandomizedDatabaseTest {
       }
     }
     if (random.nextInt(3) > 0) {
-      byte[] payload = new byte[random.nextInt(40)];
+      byte[] payload = new byte[random.nextInt(maxPayload)];
       if (random.nextBoolean()) {
         random.nextBytes(payload);
       } else {

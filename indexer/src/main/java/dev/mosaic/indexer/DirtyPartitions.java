@@ -4,9 +4,13 @@ import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntList;
 
 /**
- * Which index partitions changed since their last rebuild, and when; hands out the ones due: quiet
- * for the debounce, or dirty for the maximum delay, and not being rebuilt right now (a partition is
- * never rebuilt twice at once; a change during a rebuild makes it dirty again).
+ * Which index partitions changed since their last rebuild, and when; hands out the ones due, and
+ * never one being rebuilt right now (a partition is never rebuilt twice at once; a change during a
+ * rebuild makes it dirty again). A dirty partition is due once the batch that changed it ended —
+ * the consumer caught up with the end of its partitions and no partition changed for the debounce —
+ * or at the latest after the maximum delay since its first change. Waiting for the end of the whole
+ * batch, not only for a quiet moment of one partition, gives a snapshot's upserts one rebuild per
+ * partition even when the loader spreads them over more than the debounce.
  *
  * <p>Thread safety: all methods are synchronized.
  */
@@ -17,6 +21,7 @@ final class DirtyPartitions {
   private final long[] lastChange;
   private int dirtyCount;
   private int rebuildingCount;
+  private long lastAnyChange;
 
   DirtyPartitions(int partitions) {
     dirty = new boolean[partitions];
@@ -32,6 +37,7 @@ final class DirtyPartitions {
       dirtyCount++;
     }
     lastChange[partition] = nowNanos;
+    lastAnyChange = nowNanos;
   }
 
   synchronized void clear(int partition) {
@@ -41,17 +47,22 @@ final class DirtyPartitions {
     }
   }
 
-  /** Takes the due partitions, marking them as being rebuilt. */
-  synchronized int[] takeDue(long nowNanos, long debounceNanos, long maxDelayNanos) {
+  /**
+   * Takes the due partitions, marking them as being rebuilt.
+   *
+   * @param caughtUp whether the consumer has read up to the end of its partitions
+   */
+  synchronized int[] takeDue(
+      long nowNanos, boolean caughtUp, long debounceNanos, long maxDelayNanos) {
     if (dirtyCount == 0) {
       return new int[0];
     }
+    boolean batchEnded = caughtUp && nowNanos - lastAnyChange >= debounceNanos;
     IntList due = new IntArrayList();
     for (int p = 0; p < dirty.length; p++) {
       if (dirty[p]
           && !rebuilding[p]
-          && (nowNanos - lastChange[p] >= debounceNanos
-              || nowNanos - firstChange[p] >= maxDelayNanos)) {
+          && (batchEnded || nowNanos - firstChange[p] >= maxDelayNanos)) {
         dirty[p] = false;
         dirtyCount--;
         rebuilding[p] = true;

@@ -19,9 +19,9 @@ import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
-import dev.mosaic.transport.ManifestRecord;
-import dev.mosaic.transport.PartitionManifest;
+import dev.mosaic.partition.PartitionManifest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -67,7 +67,7 @@ class IndexerNodeTest {
 
   @TempDir Path dir;
   private String topic;
-  private IndexManifest manifest;
+  private PartitionManifest manifest;
   private FeedLoader loader;
   private final List<IndexerNode> nodes = new ArrayList<>();
 
@@ -93,7 +93,8 @@ class IndexerNodeTest {
     try (var admin = kafka.admin()) {
       OfferTopics.create(admin, topic, K, topic + "-dlq", (short) 1);
     }
-    manifest = new ZooKeeperIndexManifest(curator, "/manifest/" + topic);
+    manifest = PartitionManifest.inZooKeeper(curator, "/mosaic-" + topic);
+    manifest.start();
     loader =
         FeedLoader.builder()
             .bootstrapServers(kafka.bootstrapServers())
@@ -109,6 +110,7 @@ class IndexerNodeTest {
   void closeAll() {
     nodes.forEach(IndexerNode::close);
     loader.close();
+    manifest.close();
   }
 
   private IndexerNode startNode(String name, DirectoryPartitionSender sender) throws Exception {
@@ -434,25 +436,18 @@ class IndexerNodeTest {
   }
 
   @Test
-  void versionsContinueAboveTheTransportsDeliveredManifest() throws Exception {
+  void versionsContinueAboveTheManifestsEvenWhenTheClockIsBehind() throws Exception {
     List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(27);
     int p = partitionOf(cars.get(0));
     long future = System.currentTimeMillis() + 1_000_000_000L;
-    try (PartitionManifest delivered =
-        PartitionManifest.inZooKeeper(curator, "/delivered/" + topic)) {
-      delivered.start();
-      delivered.advance(
-          new ManifestRecord(new PartitionFileId(CarsSchema.VERSION, p, future), 1, 0, 0, "dc"));
-      loader.publish(snapshot(cars, 1));
-      IndexerNode node =
-          startNode(
-              "a",
-              new DirectoryPartitionSender(dir.resolve("dc")),
-              b -> b.deliveredManifest(delivered));
-      await().atMost(WAIT).until(node::isIdle);
-      assertThat(version(p)).isEqualTo(future + 1);
-      assertThat(version(partitionOf(cars.get(1)))).isLessThan(future);
-    }
+    // a version some sender recorded, e.g. before this node's clock was set back
+    manifest.advance(
+        new ManifestRecord(new PartitionFileId(CarsSchema.VERSION, p, future), 1, 0, 1, "n@dc"));
+    loader.publish(snapshot(cars, 1));
+    IndexerNode node = startNode("a", new DirectoryPartitionSender(dir.resolve("dc")));
+    await().atMost(WAIT).until(node::isIdle);
+    assertThat(version(p)).isEqualTo(future + 1);
+    assertThat(version(partitionOf(cars.get(1)))).isLessThan(future);
   }
 
   @Test
@@ -494,6 +489,199 @@ class IndexerNodeTest {
         .allSatisfy(id -> assertThat(id.schemaVersion()).isEqualTo(CarsSchema.VERSION + 1))
         .extracting(PartitionFileId::partition)
         .containsExactlyInAnyOrderElementsOf(nonEmpty);
+  }
+
+  @Test
+  void aDeliveryThatFailsLongerThanTheOldSixTriesArrivesOnceTheDatacenterRecovers()
+      throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(31);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    sender.down(true);
+    IndexerNode node =
+        startNode(
+            "a", sender, b -> b.deliveryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    await().atMost(WAIT).until(() -> nonEmpty.stream().allMatch(p -> safeVersion(p) > 0));
+    await().atMost(WAIT).until(() -> sender.refused() >= 10 * nonEmpty.size());
+    assertThat(node.pendingDeliveries()).isEqualTo(nonEmpty.size());
+    assertThat(node.isIdle()).as("versions not delivered yet").isFalse();
+
+    sender.down(false);
+    await().atMost(WAIT).until(node::isIdle);
+    for (int p : nonEmpty) {
+      ManifestRecord r = manifest.latest(CarsSchema.VERSION, p).orElseThrow();
+      assertThat(sender.delivered()).contains(r.id());
+      assertThat(r.delivered()).containsEntry(DirectoryPartitionSender.DC, r.id().version());
+      assertThat(r.deliveredEverywhere()).isTrue();
+    }
+  }
+
+  @Test
+  void aRestartedIndexerSendsAgainTheRecordedVersionsADatacenterLacksWithoutRebuilding()
+      throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(32);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender down = new DirectoryPartitionSender(dir.resolve("dc"));
+    down.down(true);
+    IndexerNode first =
+        startNode("a", down, b -> b.deliveryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    await()
+        .atMost(WAIT)
+        .until(() -> nonEmpty.stream().allMatch(p -> safeVersion(p) > 0) && down.refused() > 0);
+    Map<Integer, Long> recorded = versions();
+    first.close();
+
+    DirectoryPartitionSender up = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode second = startNode("a", up);
+    await().atMost(WAIT).until(second::isIdle);
+    assertThat(versions()).as("nothing rebuilt").isEqualTo(recorded);
+    assertThat(up.delivered())
+        .extracting(PartitionFileId::partition)
+        .containsExactlyInAnyOrderElementsOf(nonEmpty);
+    assertThat(up.delivered())
+        .allSatisfy(id -> assertThat(id.version()).isEqualTo(recorded.get(id.partition())));
+  }
+
+  @Test
+  void aPausedIndexerThatLostItsPartitionsCannotRecordWhenItWakes() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(33);
+    loader.publish(snapshot(cars, 1));
+    CarOffer changed = cars.get(0);
+    int p = partitionOf(changed);
+    java.util.concurrent.atomic.AtomicBoolean holdRecords =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean pauseConsumer =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CompletableFuture<PartitionFileId> held =
+        new java.util.concurrent.CompletableFuture<>();
+    java.util.concurrent.CountDownLatch consumerPaused = new java.util.concurrent.CountDownLatch(1);
+    IndexerConfig.Hooks hooks =
+        new IndexerConfig.Hooks(
+            () -> {
+              if (pauseConsumer.get()) {
+                consumerPaused.countDown();
+                awaitQuietly(release);
+              }
+            },
+            id -> {
+              if (holdRecords.get() && id.partition() == p) {
+                held.complete(id);
+                awaitQuietly(release);
+              }
+            });
+    // a's clock runs a day ahead: its versions are always above b's, so only the epoch stops it
+    Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofDays(1));
+    DirectoryPartitionSender senderA = new DirectoryPartitionSender(dir.resolve("dc-a"));
+    IndexerNode a =
+        startNode(
+            "a",
+            senderA,
+            b -> b.hooks(hooks).clock(ahead).consumerProperty("max.poll.interval.ms", "3000"));
+    try {
+      await().atMost(WAIT).until(a::isIdle);
+      long before = version(p);
+      holdRecords.set(true);
+      List<CarOffer> next = new ArrayList<>(cars);
+      next.set(0, changed.toBuilder().setPriceRub(changed.getPriceRub() + 7).build());
+      loader.publish(snapshot(next, 2));
+      PartitionFileId stale = held.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      pauseConsumer.set(true);
+      assertThat(consumerPaused.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+
+      DirectoryPartitionSender senderB = new DirectoryPartitionSender(dir.resolve("dc-b"));
+      IndexerNode b = startNode("b", senderB);
+      await()
+          .atMost(WAIT)
+          .until(() -> b.ownedPartitions().size() == P && version(p) > before && b.isIdle());
+      long ofB = version(p);
+      assertThat(stale.version()).as("a's version is above b's").isGreaterThan(ofB);
+
+      release.countDown(); // a wakes up and tries to record its version of p
+      Path staleFile = new dev.mosaic.partition.PartitionLayout(dir.resolve("a")).file(stale);
+      await().atMost(WAIT).until(() -> !java.nio.file.Files.exists(staleFile));
+      assertThat(version(p)).as("a's version was not recorded").isEqualTo(ofB);
+      assertThat(senderA.delivered()).doesNotContain(stale);
+      assertThat(manifest.latest(CarsSchema.VERSION, p).orElseThrow().id())
+          .isEqualTo(senderB.delivered().getLast());
+    } finally {
+      release.countDown();
+    }
+  }
+
+  @Test
+  void aBurstOfUpsertsToOnePartitionSpreadOverMoreThanTheDebounceYieldsOneVersion()
+      throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(34);
+    loader.publish(snapshot(cars, 1));
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node =
+        startNode("a", sender, b -> b.debounce(Duration.ofMillis(300)).maxDelay(WAIT));
+    await().atMost(WAIT).until(node::isIdle);
+    int delivered = sender.delivered().size();
+    CarOffer burst = cars.get(0);
+    CarOffer other = cars.get(1);
+    int p = partitionOf(burst);
+    int q = partitionOf(other);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      // p changes at the start and the end of a batch that lasts 3 debounces; q changes all along
+      for (int i = 0; i <= 9; i++) {
+        if (i == 0 || i == 9) {
+          upsert(producer, burst.toBuilder().setPriceRub(burst.getPriceRub() + i + 1).build());
+        }
+        upsert(producer, other.toBuilder().setPriceRub(other.getPriceRub() + i + 1).build());
+        Thread.sleep(100); // pacing of the batch, not synchronization
+      }
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> partitionsDeliveredAfter(sender, delivered).containsAll(Set.of(p, q)));
+    await().atMost(WAIT).until(node::isIdle);
+    List<Integer> rebuilt =
+        sender.delivered().subList(delivered, sender.delivered().size()).stream()
+            .map(PartitionFileId::partition)
+            .toList();
+    assertThat(rebuilt).as("one version per changed partition").containsExactlyInAnyOrder(p, q);
+    Path file = sender.path(sender.delivered().get(rebuilt.indexOf(p) + delivered));
+    assertThat(
+            count(
+                file,
+                Condition.and(
+                    Condition.eq(CarsSchema.OFFER_ID, burst.getOfferId()),
+                    Condition.eq(CarsSchema.PRICE, burst.getPriceRub() + 10))))
+        .as("the one version holds the batch's last change")
+        .isEqualTo(1);
+  }
+
+  private void upsert(KafkaProducer<byte[], byte[]> producer, CarOffer car) throws Exception {
+    int p = partitionOf(car);
+    send(
+        producer,
+        p,
+        OfferKeys.recordKey(p, car.getPartnerId(), car.getOfferId()),
+        CarOffers.toOffer(car, 1L).toByteArray());
+  }
+
+  private long safeVersion(int p) {
+    try {
+      return version(p);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void awaitQuietly(java.util.concurrent.CountDownLatch latch) {
+    try {
+      latch.await(2, TimeUnit.MINUTES);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void send(

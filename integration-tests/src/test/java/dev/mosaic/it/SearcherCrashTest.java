@@ -7,6 +7,7 @@ import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.deploy.LocalCluster;
 import dev.mosaic.deploy.SearcherRole;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -103,10 +104,8 @@ class SearcherCrashTest {
   }
 
   private static Path partitionDir(SearcherRole s, PartitionFileId id) {
-    return s.spec()
-        .storeDir()
-        .resolve("v" + id.schemaVersion())
-        .resolve(Integer.toString(id.partition()));
+    return new PartitionLayout(s.spec().storeDir())
+        .partitionDir(id.schemaVersion(), id.partition());
   }
 
   private static Optional<Path> staging(SearcherRole s, PartitionFileId id) throws IOException {

@@ -3,21 +3,20 @@ package dev.mosaic.searcher;
 import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
+import dev.mosaic.partition.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.RejectedFileException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,14 +26,13 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,13 +61,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class PartitionStore implements ReceivingStore, Closeable {
   /** Extension of published partition files. */
-  public static final String EXTENSION = ".mosaic";
+  public static final String EXTENSION = PartitionLayout.EXTENSION;
 
   private static final Logger LOG = LoggerFactory.getLogger(PartitionStore.class);
-  private static final Pattern SCHEMA_DIR = Pattern.compile("v(\\d+)");
-  private static final Pattern PARTITION_DIR = Pattern.compile("\\d+");
-  private static final Pattern PUBLISHED = Pattern.compile("(\\d+)\\.mosaic");
-  private static final String TEMP_SUFFIX = ".tmp";
+  private static final String TEMP_SUFFIX = PartitionLayout.TEMP_SUFFIX;
   private static final String CORRUPT_SUFFIX = ".corrupt";
   private static final String PIN_FILE = "pinned";
 
@@ -86,6 +81,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   private final Path root;
+  private final PartitionLayout layout;
   private final int keepVersions;
   private final IntPredicate acceptedSchemaVersions;
   private final boolean verifyOnStart;
@@ -104,6 +100,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     this.maxFileBytes = b.maxFileBytes;
     this.freeSpaceReserve = b.freeSpaceReserve;
     this.root = b.root;
+    this.layout = new PartitionLayout(b.root);
     this.keepVersions = b.keepVersions;
     this.acceptedSchemaVersions = b.acceptedSchemaVersions;
     this.verifyOnStart = b.verifyOnStart;
@@ -196,13 +193,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
     try {
       Files.createDirectories(dir);
-      Path temp =
-          dir.resolve(
-              id.version()
-                  + EXTENSION
-                  + "."
-                  + Long.toHexString(ThreadLocalRandom.current().nextLong())
-                  + TEMP_SUFFIX);
+      Path temp = PartitionLayout.tempFileFor(layout.file(id));
       Files.createFile(temp);
       return new Staged(id, size, temp);
     } catch (IOException | RuntimeException e) {
@@ -379,11 +370,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
                 + "; held versions: "
                 + (p == null ? List.of() : List.copyOf(p.versions.keySet())));
       }
-      Path temp = dir.resolve(PIN_FILE + TEMP_SUFFIX);
-      Files.writeString(temp, Long.toString(version), StandardCharsets.US_ASCII);
-      force(temp);
-      moveAtomically(temp, dir.resolve(PIN_FILE));
-      forceDirectory(dir);
+      DurableFiles.write(
+          dir.resolve(PIN_FILE), Long.toString(version).getBytes(StandardCharsets.US_ASCII));
       p.pinned = version;
     }
     LOG.info(
@@ -409,7 +397,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       if (was) {
         Path dir = partitionDir(schemaVersion, partition);
         Files.deleteIfExists(dir.resolve(PIN_FILE));
-        forceDirectory(dir);
+        DurableFiles.forceDirectory(dir);
         p.pinned = null;
       }
     }
@@ -501,7 +489,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   private Path partitionDir(int schemaVersion, int partition) {
-    return root.resolve("v" + schemaVersion).resolve(Integer.toString(partition));
+    return layout.partitionDir(schemaVersion, partition);
   }
 
   private PartitionFiles partitionFiles(int schemaVersion, int partition, boolean create) {
@@ -559,45 +547,27 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   private record Verified(Schema schema, long crc32, long size) {}
 
-  private static void force(Path file) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-      ch.force(true);
-    }
-  }
-
-  private static void forceDirectory(Path dir) throws IOException {
-    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-      ch.force(true);
-    }
-  }
-
-  private static void moveAtomically(Path from, Path to) throws IOException {
-    try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-    } catch (AtomicMoveNotSupportedException e) {
-      throw new IOException("the file system of " + to + " cannot rename atomically", e);
-    }
-  }
-
   /** Scans the disk; on start also deletes temporary files and quarantines corrupt ones. */
   private boolean scan(boolean starting) throws IOException {
     Map<Integer, Set<Integer>> changed = new TreeMap<>();
     Set<PartitionFileId> seen = new HashSet<>();
     try (DirectoryStream<Path> schemaDirs = Files.newDirectoryStream(root, Files::isDirectory)) {
       for (Path schemaDir : schemaDirs) {
-        Matcher sm = SCHEMA_DIR.matcher(schemaDir.getFileName().toString());
-        if (!sm.matches()) {
+        OptionalInt parsedSchema =
+            PartitionLayout.parseSchemaDirName(schemaDir.getFileName().toString());
+        if (parsedSchema.isEmpty()) {
           continue;
         }
-        int schemaVersion = Integer.parseInt(sm.group(1));
+        int schemaVersion = parsedSchema.getAsInt();
         try (DirectoryStream<Path> partitionDirs =
             Files.newDirectoryStream(schemaDir, Files::isDirectory)) {
           for (Path partitionDir : partitionDirs) {
-            String pname = partitionDir.getFileName().toString();
-            if (!PARTITION_DIR.matcher(pname).matches()) {
+            OptionalInt parsedPartition =
+                PartitionLayout.parsePartitionDirName(partitionDir.getFileName().toString());
+            if (parsedPartition.isEmpty()) {
               continue;
             }
-            int partition = Integer.parseInt(pname);
+            int partition = parsedPartition.getAsInt();
             if (scanPartition(schemaVersion, partition, partitionDir, starting, seen)) {
               changed.computeIfAbsent(schemaVersion, k -> new HashSet<>()).add(partition);
             }
@@ -647,12 +617,11 @@ public final class PartitionStore implements ReceivingStore, Closeable {
           pin = readPin(file);
           continue;
         }
-        Matcher m = PUBLISHED.matcher(name);
-        if (!m.matches()) {
+        OptionalLong version = PartitionLayout.parseVersion(name);
+        if (version.isEmpty()) {
           continue;
         }
-        PartitionFileId id =
-            new PartitionFileId(schemaVersion, partition, Long.parseLong(m.group(1)));
+        PartitionFileId id = new PartitionFileId(schemaVersion, partition, version.getAsLong());
         seen.add(id);
         synchronized (this) {
           if (storedFile(id).isPresent()) {
@@ -781,7 +750,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         throw new RejectedFileException(
             id + ": expected " + expectedSize + " bytes but received " + size);
       }
-      force(temp);
+      DurableFiles.force(temp);
       Verified v;
       try {
         v = verify(temp);
@@ -799,7 +768,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
                 + id.schemaVersion());
       }
       Path dir = temp.getParent();
-      Path target = dir.resolve(id.version() + EXTENSION);
+      Path target = layout.file(id);
       synchronized (PartitionStore.this) {
         requireStarted();
         rejectUnlessNewer(id);
@@ -815,7 +784,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
                   + s.schema
                   + "); a new schema needs a new schema version");
         }
-        moveAtomically(temp, target);
+        DurableFiles.moveAtomically(temp, target);
         s.schema = v.schema();
         PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
         p.versions.put(
@@ -824,7 +793,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       }
       // durable before anyone is told (and before the transport acknowledges), but outside the lock
       // so publishes of other partitions do not queue behind this fsync
-      forceDirectory(dir);
+      DurableFiles.forceDirectory(dir);
       LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
       prune();
       notifyListeners(id.schemaVersion(), id.partition());

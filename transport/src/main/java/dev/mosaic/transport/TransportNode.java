@@ -1,5 +1,6 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.transport.impl.DefaultTransportNode;
 import java.io.Closeable;

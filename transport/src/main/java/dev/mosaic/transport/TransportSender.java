@@ -1,5 +1,6 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.PartitionSender;
 import dev.mosaic.transport.impl.DefaultTransportSender;
 import java.io.Closeable;

@@ -3,6 +3,7 @@ package dev.mosaic.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionSender;
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionManifest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

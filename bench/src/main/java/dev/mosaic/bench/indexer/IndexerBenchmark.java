@@ -12,10 +12,10 @@ import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
 import dev.mosaic.indexer.FeedLoader;
-import dev.mosaic.indexer.InMemoryIndexManifest;
 import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.PartitionSender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -156,7 +156,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
                 .schema(CarsSchema.SCHEMA)
                 .outputDir(work.resolve("files"))
                 .sender(sender)
-                .manifest(new InMemoryIndexManifest())
+                .manifest(PartitionManifest.inMemory())
                 .debounce(Duration.ofMillis(debounceMillis))
                 .retainVersions(1)
                 .meterRegistry(registry)

@@ -7,10 +7,11 @@ import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 /**
@@ -62,11 +63,10 @@ public final class CarsStoreGenerator {
 
   private static long write(Path store, int partition, long version, byte[] bytes)
       throws IOException {
-    Path dir = store.resolve("v" + CarsSchema.VERSION).resolve(Integer.toString(partition));
-    Files.createDirectories(dir);
-    Path temp = dir.resolve(version + ".mosaic.gen.tmp");
-    Files.write(temp, bytes);
-    Files.move(temp, dir.resolve(version + ".mosaic"), StandardCopyOption.ATOMIC_MOVE);
+    DurableFiles.write(
+        new PartitionLayout(store)
+            .file(new PartitionFileId(CarsSchema.VERSION, partition, version)),
+        bytes);
     return bytes.length;
   }
 }

@@ -3,6 +3,7 @@ package dev.mosaic.bench.load;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.Generations;
@@ -185,7 +186,7 @@ public final class ReopenBench implements Callable<Integer> {
         Path target = to.resolve(from.relativize(p).toString());
         if (Files.isDirectory(p)) {
           Files.createDirectories(target);
-        } else if (p.getFileName().toString().endsWith(".mosaic")) {
+        } else if (PartitionLayout.parseVersion(p.getFileName().toString()).isPresent()) {
           Files.copy(p, target);
         }
       }

@@ -1,6 +1,8 @@
 package dev.mosaic.bench.transport;
 
+import dev.mosaic.partition.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.RejectedFileException;
 import java.io.IOException;
@@ -9,11 +11,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
@@ -37,9 +37,7 @@ final class BenchStore implements ReceivingStore {
   }
 
   private Path path(PartitionFileId id) {
-    return dir.resolve("v" + id.schemaVersion())
-        .resolve(Integer.toString(id.partition()))
-        .resolve(id.version() + ".yocto");
+    return new PartitionLayout(dir).file(id);
   }
 
   @Override
@@ -50,7 +48,7 @@ final class BenchStore implements ReceivingStore {
     }
     Path target = path(id);
     Files.createDirectories(target.getParent());
-    Path tmp = target.resolveSibling("." + id.version() + ".tmp-" + UUID.randomUUID());
+    Path tmp = PartitionLayout.tempFileFor(target);
     Files.createFile(tmp);
     return new StagedFile() {
       private boolean done;
@@ -62,15 +60,10 @@ final class BenchStore implements ReceivingStore {
 
       @Override
       public void publish() throws IOException {
-        try (FileChannel ch =
-            FileChannel.open(tmp, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-          ch.force(true);
+        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.READ)) {
           verifyTrailer(ch, tmp);
         }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-        try (FileChannel d = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
-          d.force(true);
-        }
+        DurableFiles.publish(tmp, target);
         latest
             .computeIfAbsent(id.schemaVersion(), s -> new ConcurrentHashMap<>())
             .merge(id.partition(), id.version(), Math::max);

@@ -36,11 +36,13 @@ import net.jpountz.lz4.LZ4Compressor;
 public final class DatabaseWriter implements DatabaseBuilder {
   private final Schema schema;
   private final List<Document> documents = new ArrayList<>();
+  private final DocumentSource source;
   private List<Segment> built;
   private int builtVersion;
   private PayloadCompression compression = PayloadCompression.AUTO;
   private int blockSize = DEFAULT_BLOCK_SIZE;
   private boolean autoBloomFilters = true;
+  private boolean fsync = true;
   private final java.util.Set<String> bloomFields = new java.util.HashSet<>();
   private final java.util.TreeMap<Integer, ByteSink> blooms = new java.util.TreeMap<>();
 
@@ -58,6 +60,15 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   public DatabaseWriter(Schema schema) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
+    this.source = DocumentSource.of(schema, documents);
+  }
+
+  /**
+   * A writer over documents given by {@code source} (read when written); {@link #add} is refused.
+   */
+  DatabaseWriter(Schema schema, DocumentSource source) {
+    this.schema = java.util.Objects.requireNonNull(schema, "schema");
+    this.source = java.util.Objects.requireNonNull(source, "source");
   }
 
   @Override
@@ -67,6 +78,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder add(Document document) {
+    if (!source.addable()) {
+      throw new IllegalStateException("this writer reads its documents from a fixed source");
+    }
     if (document.schema() != schema && !document.schema().equals(schema)) {
       throw new IllegalArgumentException(
           "document was built for another schema: " + document.schema() + ", expected " + schema);
@@ -118,8 +132,14 @@ public final class DatabaseWriter implements DatabaseBuilder {
   }
 
   @Override
+  public DatabaseBuilder fsync(boolean fsync) {
+    this.fsync = fsync;
+    return this;
+  }
+
+  @Override
   public int documentCount() {
-    return documents.size();
+    return source.size();
   }
 
   @Override
@@ -144,7 +164,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
             StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
       writeTo(ch);
-      ch.force(true);
+      if (fsync) {
+        ch.force(true);
+      }
     }
   }
 
@@ -197,7 +219,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   private void write(Output out) throws IOException {
     List<Segment> segments = segments();
-    writeFile(out, builtVersion, schema, documents.size(), segments);
+    writeFile(out, builtVersion, schema, source.size(), segments);
   }
 
   /**
@@ -293,10 +315,10 @@ public final class DatabaseWriter implements DatabaseBuilder {
   }
 
   private Segment payloadSegment() {
-    int n = documents.size();
+    int n = source.size();
     long total = 0;
-    for (Document d : documents) {
-      total += d.payload().length;
+    for (int d = 0; d < n; d++) {
+      total += source.payloadLength(d);
     }
     int width = total <= 0xFFFF_FFFFL ? 4 : 8;
     ByteSink head = new ByteSink(8 + (n + 1) * width);
@@ -309,19 +331,19 @@ public final class DatabaseWriter implements DatabaseBuilder {
         head.putLong(offset);
       }
       if (i < n) {
-        offset += documents.get(i).payload().length;
+        offset += source.payloadLength(i);
       }
     }
     List<byte[]> raw =
         new java.util.AbstractList<>() {
           @Override
           public byte[] get(int index) {
-            return documents.get(index).payload();
+            return source.payload(index);
           }
 
           @Override
           public int size() {
-            return documents.size();
+            return n;
           }
         };
     Segment rawSegment = new Segment(KIND_PAYLOAD, NO_FIELD, head, raw);
@@ -346,7 +368,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
    * Null when one payload alone is over {@link FileFormat#MAX_PAYLOAD_BLOCK_BYTES}.
    */
   private Segment compressedPayloadSegment(int width) {
-    int n = documents.size();
+    int n = source.size();
     LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
     List<byte[]> blocks = new ArrayList<>();
     it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
@@ -354,7 +376,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     java.io.ByteArrayOutputStream block = new java.io.ByteArrayOutputStream(blockSize + 1024);
     int blockStart = 0;
     for (int d = 0; d < n; d++) {
-      byte[] p = documents.get(d).payload();
+      byte[] p = source.payload(d);
       if (p.length > MAX_PAYLOAD_BLOCK_BYTES) {
         return null;
       }
@@ -383,7 +405,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         head.putLong(offset);
       }
       if (i < n) {
-        offset += documents.get(i).payload().length;
+        offset += source.payloadLength(i);
       }
     }
     for (int b = 0; b < k; b++) {
@@ -413,7 +435,8 @@ public final class DatabaseWriter implements DatabaseBuilder {
    */
   private ByteSink fieldSegment(Field field) {
     String name = field.name();
-    int n = documents.size();
+    int fieldIndex = schema.fields().indexOf(field);
+    int n = source.size();
     boolean filterable = field.role().isFilterable();
     boolean sortable = field.role().isSortable();
 
@@ -422,8 +445,8 @@ public final class DatabaseWriter implements DatabaseBuilder {
         new Object2IntOpenCustomHashMap<>(ByteArrays.HASH_STRATEGY);
     rankOf.defaultReturnValue(-1);
     long valueCount = 0;
-    for (Document d : documents) {
-      for (byte[] v : d.values(name)) {
+    for (int d = 0; d < n; d++) {
+      for (byte[] v : source.values(d, fieldIndex)) {
         rankOf.putIfAbsent(v, 0);
         valueCount++;
       }
@@ -436,7 +459,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     int distinct = sorted.length;
     if (filterable
         && (bloomFields.contains(name) || (autoBloomFilters && autoBloomApplies(n, distinct)))) {
-      blooms.put(schema.fields().indexOf(field), BloomFilter.build(sorted));
+      blooms.put(fieldIndex, BloomFilter.build(sorted));
     }
 
     // 2. Each document's distinct ranks, ascending, flattened.
@@ -449,7 +472,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     boolean singleValued = true;
     for (int doc = 0; doc < n; doc++) {
       start[doc] = used;
-      List<byte[]> values = documents.get(doc).values(name);
+      List<byte[]> values = source.values(doc, fieldIndex);
       for (byte[] v : values) {
         ranks[used++] = rankOf.getInt(v);
       }

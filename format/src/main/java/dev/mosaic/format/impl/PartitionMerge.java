@@ -17,8 +17,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -205,38 +203,16 @@ public final class PartitionMerge {
 
     /** Writes to a temporary file beside the output, then renames it; returns the size. */
     long write(List<DatabaseWriter.Segment> segments, int version) throws IOException {
-      Path dir = output.toAbsolutePath().getParent();
-      Path tmp =
-          dir.resolve(
-              "."
-                  + output.getFileName()
-                  + "."
-                  + ProcessHandle.current().pid()
-                  + "."
-                  + System.nanoTime()
-                  + ".merging");
-      boolean done = false;
-      try {
-        try (var ch =
-            java.nio.channels.FileChannel.open(
-                tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-          DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
-          DatabaseWriter.writeFile(out, version, schema, documents, segments);
-          out.flush();
-          ch.force(true);
-        }
-        if (Files.exists(output)) {
-          throw new FileAlreadyExistsException(
-              output.toString(), null, "merge output appeared during the merge");
-        }
-        Files.move(tmp, output, StandardCopyOption.ATOMIC_MOVE);
-        done = true;
-        return Files.size(output);
-      } finally {
-        if (!done) {
-          Files.deleteIfExists(tmp);
-        }
-      }
+      return AtomicFileWrite.write(
+          output,
+          false,
+          true,
+          ".merging",
+          ch -> {
+            DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
+            DatabaseWriter.writeFile(out, version, schema, documents, segments);
+            out.flush();
+          });
     }
 
     // ----- fields --------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
-import dev.mosaic.transport.ManifestRecord;
-import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportSettings;
@@ -121,6 +121,9 @@ final class CatchUpActor {
     int behind = 0;
     List<ManifestRecord> missing = new ArrayList<>();
     for (ManifestRecord rec : c.manifest().all()) {
+      if (!rec.accepted()) {
+        continue; // recorded by an indexer, not yet held by any datacenter: nothing to fetch
+      }
       PartitionFileId id = rec.id();
       Long h;
       try {

@@ -1,9 +1,9 @@
 package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.transport.NodeIdentity;
-import dev.mosaic.transport.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;

@@ -1,9 +1,10 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.FileDigest;
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
-import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.NodeIdentity;
-import dev.mosaic.transport.PartitionManifest;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
@@ -15,10 +16,9 @@ import dev.mosaic.transport.wire.FileHeader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +27,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -132,19 +133,9 @@ public final class DefaultTransportSender implements TransportSender {
   }
 
   /** Size and CRC32C of a file, read once. */
-  static long[] sizeAndCrc(Path file) {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      CRC32C crc = new CRC32C();
-      ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
-      long size = 0;
-      int n;
-      while ((n = ch.read(buf)) >= 0) {
-        buf.flip();
-        crc.update(buf);
-        buf.clear();
-        size += n;
-      }
-      return new long[] {size, crc.getValue()};
+  static FileDigest digest(Path file) {
+    try {
+      return FileDigest.of(file);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);
     }
@@ -153,8 +144,8 @@ public final class DefaultTransportSender implements TransportSender {
   @Override
   public CompletionStage<DeliveryReport> send(PartitionFileId id, Path file) {
     lifecycle.checkStarted();
-    return CompletableFuture.supplyAsync(() -> sizeAndCrc(file), ext.blockingExecutor())
-        .thenCompose(sc -> deliver(id, file, sc[0], sc[1]));
+    return CompletableFuture.supplyAsync(() -> digest(file), ext.blockingExecutor())
+        .thenCompose(d -> deliver(id, file, d.size(), d.crc32c()));
   }
 
   private CompletionStage<DeliveryReport> deliver(

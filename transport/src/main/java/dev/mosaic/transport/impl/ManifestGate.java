@@ -1,8 +1,8 @@
 package dev.mosaic.transport.impl;
 
 import dev.mosaic.partition.PartitionFileId;
-import dev.mosaic.transport.ManifestRecord;
-import dev.mosaic.transport.PartitionManifest;
+import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionManifest;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;

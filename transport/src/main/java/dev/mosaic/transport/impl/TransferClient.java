@@ -1,7 +1,7 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.ReceivingStore;
-import dev.mosaic.transport.ManifestRecord;
 import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;

@@ -1,0 +1,384 @@
+package dev.mosaic.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Updates random partitions with random change sets (kept documents, deletions by omission, new
+ * documents, reorders) and checks that the file is byte for byte a fresh {@link DatabaseBuilder}
+ * build of the same documents in the same order, and that it answers like {@link
+ * ReferenceDatabase}. Reproduce a failure with {@code -Dtests.seed=<seed>}.
+ */
+class DatabaseUpdateTest {
+  private static final long SEED = Long.getLong("tests.seed", System.nanoTime());
+  private static final int ROUNDS = Integer.getInteger("tests.rounds", 60);
+
+  @TempDir Path dir;
+
+  @Test
+  void anUpdateIsByteIdenticalToAFreshBuildOfTheSameDocuments() throws Exception {
+    System.out.println("DatabaseUpdateTest seed " + SEED);
+    Random seeds = new Random(SEED);
+    for (int round = 0; round < ROUNDS; round++) {
+      long seed = seeds.nextLong();
+      try {
+        runRound(round, seed);
+      } catch (Throwable t) {
+        throw new AssertionError(
+            "failed with round seed " + seed + " (tests.seed=" + SEED + "): " + t, t);
+      }
+    }
+  }
+
+  /** How a round changes its base. */
+  private enum Change {
+    /** Keeps most documents in order, drops some, inserts new ones anywhere. */
+    FEW,
+    /** Keeps and adds about as many, interleaved. */
+    MANY,
+    /** Keeps nothing. */
+    ALL_DELETED,
+    /** Keeps everything as it is. */
+    NONE,
+    /** Keeps and adds in an order of their own (a new sort key). */
+    REORDER
+  }
+
+  private void runRound(int round, long seed) throws Exception {
+    Random random = new Random(seed);
+    RandomizedDatabaseTest.Values values = new RandomizedDatabaseTest.Values(random);
+    Schema schema = RandomizedDatabaseTest.randomSchema(random);
+    int maxPayload = random.nextBoolean() ? 40 : 1 + random.nextInt(4000);
+    int n =
+        switch (random.nextInt(6)) {
+          case 0 -> 0;
+          case 1 -> random.nextInt(5);
+          case 2 -> 300 + random.nextInt(3000);
+          default -> random.nextInt(400);
+        };
+    List<Document> baseDocs = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      baseDocs.add(RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload));
+    }
+    Database base = openBase(schema, baseDocs, random, dir.resolve("r" + round + "-base.mosaic"));
+    Change change = Change.values()[random.nextInt(Change.values().length)];
+    DatabaseUpdate update =
+        random.nextInt(8) == 0 && n == 0 ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base);
+    update.fsync(random.nextBoolean());
+    List<Document> expected = new ArrayList<>();
+    int kept = 0;
+    int added = 0;
+    List<Integer> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add(i);
+    }
+    if (change == Change.REORDER) {
+      Collections.shuffle(ids, random);
+    }
+    double keepP =
+        switch (change) {
+          case FEW -> 0.97;
+          case MANY, REORDER -> 0.5;
+          case ALL_DELETED -> 0;
+          case NONE -> 1;
+        };
+    double addP =
+        switch (change) {
+          case FEW -> 0.02;
+          case MANY, REORDER, ALL_DELETED -> 0.5;
+          case NONE -> 0;
+        };
+    for (int id : ids) {
+      while (random.nextDouble() < addP) {
+        Document d = RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload);
+        update.add(d);
+        expected.add(d);
+        added++;
+      }
+      if (random.nextDouble() < keepP) {
+        update.keep(id);
+        expected.add(baseDocs.get(id));
+        kept++;
+      }
+    }
+    int tail = change == Change.NONE ? 0 : random.nextInt(n == 0 ? 30 : 3);
+    for (int i = 0; i < tail; i++) {
+      Document d = RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload);
+      update.add(d);
+      expected.add(d);
+      added++;
+    }
+
+    Path out = dir.resolve("r" + round + "-next.mosaic");
+    DatabaseUpdate.Summary summary = update.writeTo(out);
+    assertThat(summary.documents()).isEqualTo(expected.size());
+    assertThat(summary.carriedOver()).isEqualTo(kept);
+    assertThat(summary.added()).isEqualTo(added);
+    assertThat(summary.sizeInBytes()).isEqualTo(Files.size(out));
+    assertThat(summary.output()).isEqualTo(out);
+
+    DatabaseBuilder fresh = DatabaseBuilder.create(schema);
+    expected.forEach(fresh::add);
+    byte[] rebuilt = fresh.toByteArray();
+    assertThat(Files.readAllBytes(out))
+        .as("byte-identical to a fresh build (%s, %d base documents)", change, n)
+        .isEqualTo(rebuilt);
+    assertThat(leftovers(round)).containsExactlyInAnyOrder("base.mosaic", "next.mosaic");
+
+    try (Database written = Database.open(out, true);
+        Database expectedDb = Database.fromBytes(rebuilt)) {
+      DatabaseMergeTest.compare(
+          schema,
+          written,
+          expectedDb,
+          new ReferenceDatabase(schema, List.of(expected)),
+          values,
+          random);
+    }
+    base.close();
+  }
+
+  /** The base as written by a builder with random options, opened from a file or from bytes. */
+  private static Database openBase(
+      Schema schema, List<Document> documents, Random random, Path file) throws Exception {
+    DatabaseBuilder builder = DatabaseBuilder.create(schema);
+    if (random.nextBoolean()) {
+      builder
+          .payloadCompression(
+              PayloadCompression.values()[random.nextInt(PayloadCompression.values().length)])
+          .payloadBlockSize(1 + random.nextInt(16_384))
+          .autoBloomFilters(random.nextBoolean());
+      for (Field f : schema.fields()) {
+        if (f.role().isFilterable() && random.nextInt(4) == 0) {
+          builder.bloomFilter(f.name());
+        }
+      }
+    }
+    documents.forEach(builder::add);
+    builder.writeTo(file);
+    return random.nextBoolean()
+        ? Database.open(file, true)
+        : Database.fromBytes(Files.readAllBytes(file));
+  }
+
+  private List<String> leftovers(int round) throws Exception {
+    String prefix = "r" + round + "-";
+    try (var files = Files.list(dir)) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(name -> name.contains(prefix))
+          .map(name -> name.startsWith(prefix) ? name.substring(prefix.length()) : name)
+          .toList();
+    }
+  }
+
+  @Test
+  void crossingTheTwoByteIdLimitInBothDirectionsStaysByteIdentical() throws Exception {
+    Schema schema =
+        Schema.builder()
+            .field("id", FieldType.LONG, FieldRole.FULL)
+            .field("color", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("price", FieldType.INT, FieldRole.SORTABLE)
+            .build();
+    Random random = new Random(SEED);
+    List<Document> docs = new ArrayList<>();
+    for (int i = 0; i < 66_000; i++) {
+      docs.add(
+          Document.builder(schema)
+              .add("id", (long) i)
+              .add("color", "c" + random.nextInt(i % 2 == 0 ? 3 : 3000))
+              .add("price", random.nextInt(100_000))
+              .payload(("offer " + i + " of colour " + random.nextInt(50)).getBytes())
+              .build());
+    }
+    // 65,000 -> 66,000 documents (2-byte ids become 4-byte ids), then 66,000 -> 65,000
+    Path small = dir.resolve("small.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(schema);
+    docs.subList(0, 65_000).forEach(b::add);
+    b.writeTo(small);
+    Path big = dir.resolve("big.mosaic");
+    try (Database base = Database.open(small)) {
+      DatabaseUpdate up = DatabaseUpdate.on(base);
+      for (int i = 0; i < 65_000; i++) {
+        if (i % 65 == 0) {
+          up.add(docs.get(65_000 + i / 65));
+        }
+        up.keep(i);
+      }
+      up.writeTo(big);
+    }
+    List<Document> bigOrder = new ArrayList<>();
+    for (int i = 0; i < 65_000; i++) {
+      if (i % 65 == 0) {
+        bigOrder.add(docs.get(65_000 + i / 65));
+      }
+      bigOrder.add(docs.get(i));
+    }
+    assertThat(bigOrder).hasSize(66_000);
+    assertIdentical(big, schema, bigOrder);
+
+    Path again = dir.resolve("again.mosaic");
+    List<Document> smallOrder = new ArrayList<>();
+    try (Database base = Database.open(big)) {
+      DatabaseUpdate up = DatabaseUpdate.on(base);
+      for (int i = 0; i < 66_000; i++) {
+        if (i % 66 != 7) {
+          up.keep(i);
+          smallOrder.add(bigOrder.get(i));
+        }
+      }
+      assertThat(up.writeTo(again).documents()).isEqualTo(65_000);
+    }
+    assertIdentical(again, schema, smallOrder);
+  }
+
+  private static void assertIdentical(Path file, Schema schema, List<Document> docs)
+      throws Exception {
+    DatabaseBuilder fresh = DatabaseBuilder.create(schema);
+    docs.forEach(fresh::add);
+    assertThat(Files.readAllBytes(file)).isEqualTo(fresh.toByteArray());
+  }
+
+  // ----- errors --------------------------------------------------------------------------------
+
+  private static final Schema SCHEMA =
+      Schema.builder()
+          .field("name", FieldType.STRING, FieldRole.FULL)
+          .field("n", FieldType.INT, FieldRole.SORTABLE)
+          .build();
+
+  private static Document doc(Schema schema, int i) {
+    Document.Builder d = Document.builder(schema);
+    for (Field f : schema.fields()) {
+      d.add(f.name(), f.type() == FieldType.STRING ? "v" + i : (Object) i);
+    }
+    return d.payload(new byte[] {(byte) i}).build();
+  }
+
+  private Database base(int documents) throws Exception {
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    for (int i = 0; i < documents; i++) {
+      b.add(doc(SCHEMA, i));
+    }
+    Path file = dir.resolve("base.mosaic");
+    b.writeTo(file);
+    return Database.open(file);
+  }
+
+  @Test
+  void keepingAnIdOutsideTheBaseIsRefusedNamingTheRange() throws Exception {
+    try (Database base = base(3)) {
+      DatabaseUpdate up = DatabaseUpdate.on(base);
+      assertThatThrownBy(() -> up.keep(3))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("keep(3): the base has documents 0..2 (3 documents)");
+      assertThatThrownBy(() -> up.keep(-1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("keep(-1): the base has documents 0..2");
+    }
+  }
+
+  @Test
+  void keepingADocumentTwiceIsRefused() throws Exception {
+    try (Database base = base(3)) {
+      DatabaseUpdate up = DatabaseUpdate.on(base).keep(1);
+      assertThatThrownBy(() -> up.keep(1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("keep(1): base document 1 is already kept");
+      // the refused call changed nothing
+      Path out = dir.resolve("out.mosaic");
+      assertThat(up.keep(0).writeTo(out).documents()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aFreshBuildHasNothingToKeep() {
+    assertThatThrownBy(() -> DatabaseUpdate.fresh(SCHEMA).keep(0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("keep(0): a fresh build has no base");
+  }
+
+  @Test
+  void aDocumentOfAnotherSchemaIsRefused() throws Exception {
+    Schema other =
+        Schema.builder()
+            .field("name", FieldType.STRING, FieldRole.FULL)
+            .field("n", FieldType.LONG, FieldRole.SORTABLE)
+            .build();
+    try (Database base = base(2)) {
+      assertThatThrownBy(() -> DatabaseUpdate.on(base).add(doc(other, 1)))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("document was built for another schema");
+    }
+  }
+
+  @Test
+  void aClosedBaseIsRefusedAndNoFileIsLeft() throws Exception {
+    Database base = base(3);
+    DatabaseUpdate up = DatabaseUpdate.on(base).keep(0).add(doc(SCHEMA, 9));
+    base.close();
+    Path out = dir.resolve("out.mosaic");
+    assertThatThrownBy(() -> up.writeTo(out))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is closed");
+    assertThat(leftovers()).containsExactly("base.mosaic");
+    assertThatThrownBy(() -> DatabaseUpdate.on(base))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is closed");
+  }
+
+  @Test
+  void aWrappedBaseIsRefused() throws Exception {
+    try (Database base = base(2)) {
+      Database wrapper =
+          (Database)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  Database.class.getClassLoader(),
+                  new Class<?>[] {Database.class},
+                  (proxy, method, args) ->
+                      method.getName().equals("toString")
+                          ? "a wrapper"
+                          : method.invoke(base, args));
+      assertThatThrownBy(() -> DatabaseUpdate.on(wrapper))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("single partition database read by this library");
+    }
+  }
+
+  @Test
+  void aMissingOutputDirectoryFailsWithoutLeavingAFile() throws Exception {
+    try (Database base = base(2)) {
+      Path out = dir.resolve("missing").resolve("out.mosaic");
+      assertThatThrownBy(() -> DatabaseUpdate.on(base).keep(1).writeTo(out))
+          .isInstanceOf(NoSuchFileException.class);
+    }
+    assertThat(leftovers()).containsExactly("base.mosaic");
+  }
+
+  @Test
+  void anExistingOutputIsReplacedAtomically() throws Exception {
+    try (Database base = base(3)) {
+      Path out = dir.resolve("out.mosaic");
+      Files.writeString(out, "old version");
+      DatabaseUpdate.on(base).keep(2).keep(0).writeTo(out);
+      assertIdentical(out, SCHEMA, List.of(doc(SCHEMA, 2), doc(SCHEMA, 0)));
+    }
+    assertThat(leftovers()).containsExactlyInAnyOrder("base.mosaic", "out.mosaic");
+  }
+
+  private List<String> leftovers() throws Exception {
+    try (var files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).toList();
+    }
+  }
+}
