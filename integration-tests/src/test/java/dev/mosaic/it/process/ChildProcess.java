@@ -119,6 +119,15 @@ final class ChildProcess {
     }
   }
 
+  /** The lines of this life's console that match {@code pattern}, oldest first. */
+  List<String> linesMatching(Pattern pattern) {
+    try {
+      return thisLife().lines().filter(l -> pattern.matcher(l).find()).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   boolean isAlive() {
     Process p = process;
     return p != null && p.isAlive();

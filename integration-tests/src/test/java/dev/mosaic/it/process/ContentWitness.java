@@ -24,6 +24,7 @@ final class ContentWitness implements AutoCloseable {
   private final Supplier<Collection<ProcessCluster.Searcher>> searchers;
   private final Map<String, String> manifestContent = new ConcurrentHashMap<>();
   private final Map<String, String> servedContent = new ConcurrentHashMap<>();
+  private final Map<String, Integer> documents = new ConcurrentHashMap<>();
   private final Map<Integer, Long> highestManifestVersion = new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private final Thread thread;
@@ -49,6 +50,15 @@ final class ContentWitness implements AutoCloseable {
     return servedObservations;
   }
 
+  /**
+   * Documents the manifest recorded for version {@code version} of partition {@code partition}, if
+   * the witness saw that version in the manifest (it may miss versions superseded quickly).
+   */
+  java.util.OptionalInt documents(int partition, long version) {
+    Integer d = documents.get(partition + "/" + version);
+    return d == null || d < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(d);
+  }
+
   private synchronized void observeManifest() {
     for (ManifestRecord r : manifest.all()) {
       int p = r.id().partition();
@@ -58,6 +68,7 @@ final class ContentWitness implements AutoCloseable {
       if (before != null && !before.equals(content)) {
         violations.add("manifest " + r.id() + " was " + before + ", now " + content);
       }
+      documents.putIfAbsent(p + "/" + v, r.documents());
       Long highest = highestManifestVersion.merge(p, v, Math::max);
       if (v < highest) {
         violations.add("manifest p" + p + " went down from v" + highest + " to v" + v);

@@ -321,7 +321,7 @@ final class ProcessCluster implements AutoCloseable {
           kafka { bootstrap-servers = "127.0.0.1:%d", topic-partitions = 4 }
           indexer { debounce = 100ms, max-delay = 500ms, rebuild-threads = 1, retain-versions = 2 }
           searcher { scan-interval = 2s, query-threads = 2, free-space-reserve = 0 }
-          feed { partners = 8, offers = 2400, interval = 2s }
+          feed { partners = 8, offers = 2400, interval = 2s, duplicate-share = 0 }
           local { status-interval = 1s }
           transport {
             chunk-size = 16KiB

@@ -26,7 +26,10 @@ final class SearcherView {
    * What the searcher serves: schema version and, by partition, the version in its current
    * generation (partitions held but not yet in a generation are left out).
    */
-  record Serving(int schemaVersion, Map<Integer, Served> partitions) {}
+  record Serving(int schemaVersion, long generation, Map<Integer, Served> partitions) {}
+
+  /** A count and the generation (atomic view of every partition) it ran on. */
+  record Count(long generation, long total) {}
 
   private SearcherView() {}
 
@@ -43,11 +46,16 @@ final class SearcherView {
       out.put(
           p.get("partition").asInt(), new Served(p.get("partition").asInt(), served.asLong(), crc));
     }
-    return new Serving(n.path("schemaVersion").asInt(), out);
+    return new Serving(n.path("schemaVersion").asInt(), n.path("generation").asLong(-1), out);
   }
 
   /** {@code POST /count} with the given query body: the total; fails unless the answer is 200. */
   static long count(String address, String body) throws IOException, InterruptedException {
+    return countOn(address, body).total();
+  }
+
+  /** {@code POST /count}: total and generation; fails unless the answer is 200. */
+  static Count countOn(String address, String body) throws IOException, InterruptedException {
     try (HttpClient http = client()) {
       HttpResponse<String> r =
           http.send(
@@ -60,7 +68,8 @@ final class SearcherView {
       if (r.statusCode() != 200) {
         throw new IOException(address + "/count answered " + r.statusCode() + ": " + r.body());
       }
-      return JSON.readTree(r.body()).get("total").asLong();
+      JsonNode n = JSON.readTree(r.body());
+      return new Count(n.get("generation").asLong(), n.get("total").asLong());
     }
   }
 
