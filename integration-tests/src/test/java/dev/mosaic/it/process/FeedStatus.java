@@ -1,10 +1,8 @@
 package dev.mosaic.it.process;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.awaitility.Awaitility;
 
 /**
  * One status line of the {@code feed-loader} process ({@code feed: 8 partners, 2400 offers, 12
@@ -27,16 +25,6 @@ record FeedStatus(int index, long offers, long snapshots, long failed) {
       throw new IllegalStateException("the feed loader printed no status yet" + loader.tail());
     }
     return parse(lines.size() - 1, lines.get(lines.size() - 1));
-  }
-
-  /** Waits for the first status line after {@code before}. */
-  static FeedStatus awaitAfter(ChildProcess loader, FeedStatus before) {
-    Awaitility.await("a feed status line after " + before)
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100))
-        .until(() -> loader.linesMatching(LINE).size() > before.index() + 1);
-    List<String> lines = loader.linesMatching(LINE);
-    return parse(before.index() + 1, lines.get(before.index() + 1));
   }
 
   private static FeedStatus parse(int index, String line) {

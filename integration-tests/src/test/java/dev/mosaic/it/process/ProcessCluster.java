@@ -322,7 +322,7 @@ final class ProcessCluster implements AutoCloseable {
           indexer { debounce = 100ms, max-delay = 500ms, rebuild-threads = 1, retain-versions = 2 }
           searcher { scan-interval = 2s, query-threads = 2, free-space-reserve = 0 }
           feed { partners = 8, offers = 2400, interval = 2s, duplicate-share = 0 }
-          local { status-interval = 1s }
+          local { status-interval = 50ms }
           transport {
             chunk-size = 16KiB
             catch-up-interval = 3s
