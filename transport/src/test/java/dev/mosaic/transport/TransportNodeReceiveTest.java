@@ -1,12 +1,12 @@
 package dev.mosaic.transport;
 
-import dev.mosaic.partition.ManifestRecord;
-import dev.mosaic.partition.PartitionManifest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
 import dev.mosaic.transport.wire.TransportRequest;

@@ -1,7 +1,7 @@
 package dev.mosaic.transport.impl;
 
-import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
 import java.time.Duration;
 import java.util.Optional;
