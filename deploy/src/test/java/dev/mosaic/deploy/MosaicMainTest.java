@@ -61,7 +61,7 @@ class MosaicMainTest {
 
   @Test
   void aCredentialOrTheExplicitInsecureFlagLetsARolePastTheCheck() {
-    // both stop at the next check (no data directory), not at the credential
+    // both stop at the next check (no certificate), not at the credential
     for (String key :
         new String[] {
           "mosaic.transport.zookeeper.digest-password=s3cret-for-tests",
@@ -69,7 +69,9 @@ class MosaicMainTest {
         }) {
       CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1", "--set", key);
       assertThat(r.exitCode()).isNotZero();
-      assertThat(r.err()).doesNotContain("ZooKeeper credential").contains("mosaic.data-dir");
+      assertThat(r.err())
+          .doesNotContain("ZooKeeper credential")
+          .contains("mosaic.transport.tls.key-store");
     }
   }
 }
