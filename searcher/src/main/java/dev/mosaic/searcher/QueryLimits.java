@@ -155,11 +155,14 @@ public record QueryLimits(
     }
     if (depth > maxDepth) {
       throw new BadQueryException(
-          path + ": conditions nest deeper than the maximum depth of " + maxDepth);
+          path + ": conditions nest deeper than the maximum depth of " + maxDepth + " (maxDepth)");
     }
     if (++clauses[0] > maxClauses) {
       throw new BadQueryException(
-          path + ": the filter has more than the maximum of " + maxClauses + " clauses");
+          path
+              + ": the filter has more than the maximum of "
+              + maxClauses
+              + " clauses (maxClauses)");
     }
     Map.Entry<String, JsonNode> e = n.properties().iterator().next();
     String op = e.getKey();
@@ -186,7 +189,7 @@ public record QueryLimits(
                     + f.getValue().size()
                     + " values is over the maximum of "
                     + maxInValues
-                    + " in one in list");
+                    + " in one in list (maxInValues)");
           }
         }
       }

@@ -89,7 +89,7 @@ class QueryCostLimitsHttpTest {
         IntStream.range(0, 5000).mapToObj(i -> "\"mark\"").collect(Collectors.joining(","));
     long t0 = System.nanoTime();
     refused("/search", "{\"facets\": [" + many + "]}", "facets: 5000 entries", "maxFacets");
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
   }
 
   @Test

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class QueryPoolAndBodyCapTest {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final Duration BUDGET = Duration.ofMillis(300);
+  private static final Duration BUDGET = Duration.ofSeconds(1);
 
   @TempDir static Path root;
   @TempDir static Path ownRoot;
@@ -173,19 +173,28 @@ class QueryPoolAndBodyCapTest {
     }
     HttpResponse<String> r = waiting.get(10, TimeUnit.SECONDS);
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(r.body()).contains("over its time budget of 300 ms waiting for a query thread");
+    assertThat(r.body()).contains("over its time budget of 1000 ms waiting for a query thread");
     // a query that does not wait answers normally
     assertThat(post(port(), "{\"limit\": 1}").get(10, TimeUnit.SECONDS).statusCode())
         .isEqualTo(200);
   }
 
   @Test
-  void theBodyCapAppliesOnAnActorSystemTheNodeDoesNotOwn() throws Exception {
-    // 2 MiB: under Pekko's default 8 MiB, over the node's configured 1 MiB
+  void theBodyCapAppliesOnAnActorSystemTheNodeDoesNotOwnAndTheAnswerAlwaysArrives()
+      throws Exception {
+    // 2 MiB: under Pekko's default 8 MiB, over the node's configured 1 MiB. Repeated: the answer
+    // must arrive every time, not lose a race with the connection's close
     String big =
         "{\"limit\": 1, \"filter\": {\"all\": {}}, \"pad\": \"" + "x".repeat(2 << 20) + "\"}";
-    HttpResponse<String> r = post(port(), big).get(30, TimeUnit.SECONDS);
-    assertThat(r.statusCode()).isEqualTo(413);
+    for (int i = 0; i < 20; i++) {
+      HttpResponse<String> r = post(port(), big).get(30, TimeUnit.SECONDS);
+      assertThat(r.statusCode()).isEqualTo(413);
+      assertThat(r.body())
+          .contains("over the maximum of " + (1 << 20) + " bytes (maxRequestBytes)");
+    }
+    // the connection stays usable: a normal query right after
+    assertThat(post(port(), "{\"limit\": 1}").get(10, TimeUnit.SECONDS).statusCode())
+        .isEqualTo(200);
   }
 
   @Test

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +35,7 @@ import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
+import org.apache.pekko.http.javadsl.model.RequestEntity;
 import org.apache.pekko.http.javadsl.model.StatusCode;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
 import org.apache.pekko.http.javadsl.model.headers.RetryAfter;
@@ -78,6 +80,9 @@ public final class HttpApi extends AllDirectives {
 
   /** Default cap on a query's body: 16 MiB. */
   public static final long DEFAULT_MAX_REQUEST_BYTES = 16L << 20;
+
+  /** Largest over-cap body read (and discarded) before answering 413, so the answer arrives. */
+  static final long MAX_DISCARDED_BYTES = 64L << 20;
 
   /** Seconds a client is told to wait ({@code Retry-After}) when the query queue is full. */
   static final int RETRY_AFTER_SECONDS = 1;
@@ -230,15 +235,49 @@ public final class HttpApi extends AllDirectives {
    * runs it on the query pool, its time budget counted from now.
    */
   private Route query(QueryEndpoint endpoint) {
-    return withSizeLimit(
-        maxRequestBytes,
-        () ->
-            entity(
-                Unmarshaller.entityToByteArray(),
-                body -> {
-                  long arrived = System.nanoTime();
-                  return async(() -> json(StatusCodes.OK, endpoint.answer(body, arrived)));
-                }));
+    return extractRequestEntity(
+        entity -> {
+          OptionalLong length = entity.getContentLengthOption();
+          if (length.isPresent() && length.getAsLong() > maxRequestBytes) {
+            return tooLarge(entity, length.getAsLong());
+          }
+          return withSizeLimit(
+              maxRequestBytes,
+              () ->
+                  entity(
+                      Unmarshaller.entityToByteArray(),
+                      body -> {
+                        long arrived = System.nanoTime();
+                        return async(() -> json(StatusCodes.OK, endpoint.answer(body, arrived)));
+                      }));
+        });
+  }
+
+  /**
+   * Answers 413 to a body announced over the cap. The body is read and discarded first (up to
+   * {@link #MAX_DISCARDED_BYTES}): closing a connection with unread bytes makes TCP reset it, and a
+   * client still sending then loses the answer (it saw the connection close without a response).
+   */
+  private Route tooLarge(RequestEntity entity, long length) {
+    HttpResponse answer =
+        error(
+            StatusCodes.PAYLOAD_TOO_LARGE,
+            "request body of "
+                + length
+                + " bytes is over the maximum of "
+                + maxRequestBytes
+                + " bytes (maxRequestBytes)");
+    if (length > MAX_DISCARDED_BYTES) {
+      return complete(answer);
+    }
+    return extractMaterializer(
+        mat ->
+            completeWithFuture(
+                entity
+                    .withoutSizeLimit()
+                    .discardBytes(mat)
+                    .completionStage()
+                    .handle((done, e) -> answer)));
   }
 
   /** Runs the handler on the executor, turning known failures into precise answers. */
