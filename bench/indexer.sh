@@ -4,7 +4,9 @@
 # Measures rebuild throughput on one core (docs/s), the node's heap bytes of state per offer against
 # the raw serialized offer bytes, and the time from a changed feed snapshot arriving to the last
 # changed partition file written (default 1 s debounce, all cores). Ends with
-#   RESULT indexer docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<> snapshot_to_files_ms=<>
+#   RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<>
+#     snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>
+# and exits non-zero when not every changed partition was rebuilt.
 # Extra arguments go to the tool, e.g. --offers 100000 --changed 0.05 --debounce-ms 200.
 # Environment: HEAP (default 6g).
 # The output is kept in bench/target/results/indexer.txt and drawn into bench/results/indexer.png.

@@ -323,11 +323,14 @@ public final class LocalCluster implements Closeable {
     return "";
   }
 
-  /** The partition manifest's latest version of every partition (cars schema). */
+  /**
+   * The partition manifest's latest version of every partition (cars schema) that a datacenter
+   * accepted (a version an indexer recorded but no searcher holds yet is not counted).
+   */
   public Map<Integer, Long> latestVersions() {
     Map<Integer, Long> out = new TreeMap<>();
     for (ManifestRecord r : manifest.all()) {
-      if (r.id().schemaVersion() == CarsSchema.VERSION) {
+      if (r.accepted() && r.id().schemaVersion() == CarsSchema.VERSION) {
         out.merge(r.id().partition(), r.id().version(), Math::max);
       }
     }

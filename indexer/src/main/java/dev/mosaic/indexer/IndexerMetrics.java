@@ -13,14 +13,16 @@ import java.util.function.Supplier;
  * mosaic.indexer.partitions.dirty}, {@code mosaic.indexer.rebuild.duration}, {@code
  * mosaic.indexer.partition.documents}, {@code mosaic.indexer.offers}, {@code
  * mosaic.indexer.state.bytes}, {@code mosaic.indexer.deliveries.pending}, {@code
- * mosaic.indexer.delivery.retries}, {@code mosaic.indexer.records.fenced} (dead letters are counted
- * by {@link DeadLetterPublisher}). Thread safety: safe for concurrent use.
+ * mosaic.indexer.delivery.retries}, {@code mosaic.indexer.records.fenced}, {@code
+ * mosaic.indexer.documents.carried.over} (dead letters are counted by {@link DeadLetterPublisher}).
+ * Thread safety: safe for concurrent use.
  */
 final class IndexerMetrics {
   private final Timer rebuild;
   private final DistributionSummary documents;
   private final Counter retries;
   private final Counter fenced;
+  private final Counter carriedOver;
 
   IndexerMetrics(MeterRegistry registry, String node) {
     rebuild =
@@ -36,6 +38,11 @@ final class IndexerMetrics {
     retries =
         Counter.builder("mosaic.indexer.delivery.retries")
             .description("re-sends of a recorded version some datacenter did not accept")
+            .tag("node", node)
+            .register(registry);
+    carriedOver =
+        Counter.builder("mosaic.indexer.documents.carried.over")
+            .description("documents kept from the previous file by rebuilds, not re-parsed")
             .tag("node", node)
             .register(registry);
     fenced =
@@ -54,47 +61,33 @@ final class IndexerMetrics {
       Supplier<Number> offers,
       Supplier<Number> stateBytes,
       Supplier<Number> pendingDeliveries) {
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.consumer.lag",
-        lag,
-        "records behind the end of the assigned offers partitions");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.partitions.dirty",
-        dirty,
-        "index partitions waiting for or in a rebuild");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.offers",
-        offers,
-        "offers held in the state of the owned partitions");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.state.bytes",
-        stateBytes,
-        "heap bytes of the owned partitions' state");
-    gauge(
-        registry,
-        node,
-        "mosaic.indexer.deliveries.pending",
-        pendingDeliveries,
-        "recorded versions not yet accepted by every datacenter");
+    Gauge.builder("mosaic.indexer.consumer.lag", lag)
+        .description("records behind the end of the assigned offers partitions")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.partitions.dirty", dirty)
+        .description("index partitions waiting for or in a rebuild")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.offers", offers)
+        .description("offers held in the state of the owned partitions")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.state.bytes", stateBytes)
+        .description("heap bytes of the owned partitions' state")
+        .tag("node", node)
+        .register(registry);
+    Gauge.builder("mosaic.indexer.deliveries.pending", pendingDeliveries)
+        .description("recorded versions not yet accepted by every datacenter")
+        .tag("node", node)
+        .register(registry);
     return new IndexerMetrics(registry, node);
   }
 
-  private static void gauge(
-      MeterRegistry registry, String node, String name, Supplier<Number> value, String what) {
-    Gauge.builder(name, value).description(what).tag("node", node).register(registry);
-  }
-
-  void rebuilt(long nanos, int documentCount) {
+  void rebuilt(long nanos, int documentCount, int carriedOverCount) {
     rebuild.record(nanos, TimeUnit.NANOSECONDS);
     documents.record(documentCount);
+    carriedOver.increment(carriedOverCount);
   }
 
   void retried() {

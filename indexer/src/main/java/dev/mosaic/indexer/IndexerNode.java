@@ -111,8 +111,16 @@ public final class IndexerNode implements AutoCloseable {
             () -> deliveryRef[0].pending());
     this.delivery = new VersionDelivery(config, metrics, id -> rebuilderRef[0].isLatestOwned(id));
     deliveryRef[0] = delivery;
+    OfferConsumer[] restorer = consumerRef;
     this.rebuilder =
-        new PartitionRebuilder(config, ownership, scheduler, delivery, metrics, this::schema);
+        new PartitionRebuilder(
+            config,
+            ownership,
+            scheduler,
+            delivery,
+            metrics,
+            this::schema,
+            p -> restorer[0].requestRestore(p));
     rebuilderRef[0] = rebuilder;
     this.reconciler = new Reconciler(config.manifest(), rebuilder, scheduler, delivery);
     this.consumer = new OfferConsumer(config, ownership, scheduler, reconciler, this::schema);
@@ -202,19 +210,16 @@ public final class IndexerNode implements AutoCloseable {
   // ---------------------------------------------------------------- public view
 
   /**
-   * Switches to another schema (e.g. a new schema version): every owned partition whose manifest
-   * record under the new schema version does not match is rebuilt under it.
+   * Switches to another schema (e.g. a new schema version): the owned Kafka partitions are restored
+   * again (the state holds no offer bytes), then every owned partition whose manifest record under
+   * the new schema version does not match is built under it.
    */
   public void useSchema(Schema newSchema) {
     checkStarted();
     this.schema = Objects.requireNonNull(newSchema, "newSchema");
-    for (int p : ownership.restoredPartitions()) {
-      PartitionState s = ownership.state(p);
-      if (s != null) {
-        reconciler.reconcile(p, s, newSchema);
-      }
-    }
-    LOG.info("switched to schema v{}", newSchema.version());
+    consumer.requestRestoreAll();
+    LOG.info(
+        "switched to schema v{}; restoring the offers to build them under it", newSchema.version());
   }
 
   /** The schema offers are currently built with. */

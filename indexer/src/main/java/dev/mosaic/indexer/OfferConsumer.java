@@ -42,6 +42,8 @@ final class OfferConsumer {
   private final Map<TopicPartition, Long> restoring = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Long> restoreStarted = new ConcurrentHashMap<>();
   private final Set<Integer> unclaimed = ConcurrentHashMap.newKeySet();
+  private final Set<Integer> restoreRequests = ConcurrentHashMap.newKeySet();
+  private volatile boolean restoreAllRequested;
   private final AtomicLong lag = new AtomicLong();
   private KafkaConsumer<byte[], byte[]> consumer;
   private DeadLetterPublisher deadLetters;
@@ -83,6 +85,7 @@ final class OfferConsumer {
           apply(r);
         }
         claimEpochs();
+        restartRequestedRestores();
         finishRestores();
         updateLag();
         polledOnce = true;
@@ -176,6 +179,48 @@ final class OfferConsumer {
             "claiming the partitions of offers partition {} failed; retrying: {}", k, e.toString());
       }
     }
+  }
+
+  /**
+   * Asks the consumer thread to restore the Kafka partition of index partition {@code p} from the
+   * beginning again (its state lost what a rebuild needs, e.g. its base file).
+   */
+  void requestRestore(int p) {
+    restoreRequests.add(p % ownership.kafkaPartitions());
+  }
+
+  /** Asks the consumer thread to restore every assigned partition again (a new schema). */
+  void requestRestoreAll() {
+    restoreAllRequested = true;
+  }
+
+  private void restartRequestedRestores() {
+    if (!restoreAllRequested && restoreRequests.isEmpty()) {
+      return;
+    }
+    List<TopicPartition> again = new java.util.ArrayList<>();
+    boolean all = restoreAllRequested;
+    restoreAllRequested = false;
+    for (TopicPartition tp : consumer.assignment()) {
+      if (all | restoreRequests.remove(tp.partition())) {
+        again.add(tp);
+      }
+    }
+    restoreRequests.clear();
+    if (again.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, Long> ends = consumer.endOffsets(again);
+    for (TopicPartition tp : again) {
+      for (int p : ownership.indexPartitionsOf(tp.partition())) {
+        scheduler.clear(p);
+      }
+      ownership.reset(tp.partition());
+      restoring.put(tp, ends.getOrDefault(tp, 0L));
+      restoreStarted.put(tp, System.nanoTime());
+    }
+    consumer.seekToBeginning(again);
+    LOG.info("restoring offers partitions {} again", numbers(again));
   }
 
   private void apply(ConsumerRecord<byte[], byte[]> r) {

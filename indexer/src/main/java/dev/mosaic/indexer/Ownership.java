@@ -51,6 +51,19 @@ final class Ownership {
     }
   }
 
+  /**
+   * Starts Kafka partition {@code k} over (a restore from the topic): fresh, empty state for its
+   * index partitions, which count as not restored; the epochs stay (the node still owns them).
+   */
+  void reset(int k) {
+    restoredKafkaPartitions.remove(k);
+    for (int p : indexPartitionsOf(k)) {
+      if (states.containsKey(p)) {
+        states.put(p, new PartitionState(p));
+      }
+    }
+  }
+
   /** Gives Kafka partition {@code k} up: its state and epochs are dropped. */
   void drop(int k) {
     restoredKafkaPartitions.remove(k);

@@ -1,29 +1,35 @@
 package dev.mosaic.indexer;
 
-import com.google.protobuf.InvalidProtocolBufferException;
-import dev.mosaic.api.OfferDocuments;
-import dev.mosaic.api.feed.Offer;
-import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
-import dev.mosaic.partition.DurableFiles;
 import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionManifest;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds one partition: writes a new version of its file from the current state (documents
- * ordered by key hash, so the same offers give the same bytes) durably into the output directory,
- * records it in the manifest under the node's ownership epoch and hands it to the {@link
+ * Rebuilds one partition: writes a new version of its file from the current state by merge (see
+ * {@link PartitionBuild}: the previous file's unchanged documents carried over, changed offers
+ * added, in key-hash order, so the same offers give the same bytes) durably into the output
+ * directory, records it in the manifest under the node's ownership epoch and hands it to the {@link
  * VersionDelivery}. A version that is not recorded (the manifest holds a newer one, another node
  * claimed the partition, the manifest write failed) leaves no file behind.
+ *
+ * <p>A node that took a partition over with its recorded content but without the file rebuilds that
+ * version locally and checks it against the manifest's size and CRC32C instead of recording a new
+ * one. A partition whose base file is gone, or of another schema, is restored from the offers topic
+ * again (the state holds no offer bytes to rebuild it from).
  *
  * <p>Versions only go up: a new version is {@code max(last known version + 1, clock millis)}; the
  * last known version comes from the manifest when the partition is taken over.
@@ -42,6 +48,7 @@ final class PartitionRebuilder {
   private final IndexerMetrics metrics;
   private final Supplier<Schema> schema;
   private final AtomicLongArray lastVersion;
+  private final IntConsumer restore;
 
   PartitionRebuilder(
       IndexerConfig config,
@@ -49,7 +56,8 @@ final class PartitionRebuilder {
       RebuildScheduler scheduler,
       VersionDelivery delivery,
       IndexerMetrics metrics,
-      Supplier<Schema> schema) {
+      Supplier<Schema> schema,
+      IntConsumer restore) {
     this.config = config;
     this.layout = new PartitionLayout(config.outputDir());
     this.ownership = ownership;
@@ -58,6 +66,7 @@ final class PartitionRebuilder {
     this.metrics = metrics;
     this.schema = schema;
     this.lastVersion = new AtomicLongArray(config.partitions());
+    this.restore = restore;
   }
 
   /** Raises the partition's last known version. */
@@ -83,24 +92,40 @@ final class PartitionRebuilder {
       }
       Schema current = schema.get();
       scheduler.reading(p);
-      PartitionState.Snapshot snap = s.snapshot();
-      DatabaseBuilder builder = build(p, current, snap);
+      PartitionState.Plan plan = s.plan();
+      if (plan.base() != null && plan.base().schemaVersion() != current.version()) {
+        LOG.info("partition {}: {} is of another schema; restoring its offers", p, plan.base());
+        restore.accept(p);
+        return;
+      }
+      Optional<ManifestRecord> held = config.manifest().latest(current.version(), p);
+      if (plan.base() == null
+          && held.isPresent()
+          && held.get().fingerprint() == plan.fingerprint()
+          && !Files.exists(layout.file(held.get().id()))
+          && materialize(s, plan, current, held.get())) {
+        return;
+      }
       long version = Math.max(lastVersion.get(p) + 1, config.clock().millis());
       PartitionFileId id = new PartitionFileId(current.version(), p, version);
       Path file = layout.file(id);
-      DurableFiles.write(
-          file,
-          tmp -> {
-            builder.writeTo(tmp);
-            return null;
-          });
-      if (!record(id, file, s, snap.fingerprint(), builder.documentCount(), epoch)) {
+      PartitionBuild.Result built;
+      try (Database base = openBase(plan)) {
+        built = PartitionBuild.write(plan, current, base, id, file);
+      }
+      int documents = built.summary().documents();
+      if (!record(id, file, s, plan.fingerprint(), documents, epoch)) {
         return;
       }
-      metrics.rebuilt(System.nanoTime() - began, builder.documentCount());
-      LOG.debug("rebuilt {} with {} documents", id, builder.documentCount());
+      s.commit(plan, built.merged());
+      metrics.rebuilt(System.nanoTime() - began, documents, built.summary().carriedOver());
+      LOG.debug(
+          "rebuilt {}: {} documents, {} carried over",
+          id,
+          documents,
+          built.summary().carriedOver());
       try {
-        config.listener().rebuilt(id, file, builder.documentCount());
+        config.listener().rebuilt(id, file, documents);
       } catch (RuntimeException e) {
         LOG.warn("rebuild listener failed for {}", id, e);
       }
@@ -115,27 +140,48 @@ final class PartitionRebuilder {
     }
   }
 
-  private static DatabaseBuilder build(int p, Schema schema, PartitionState.Snapshot snap) {
-    DatabaseBuilder builder = DatabaseBuilder.create(schema);
-    int skipped = 0;
-    for (int i = 0; i < snap.size(); i++) {
-      try {
-        Offer offer = Offer.parser().parseFrom(snap.slab(), snap.offset(i), snap.length(i));
-        builder.add(OfferDocuments.toDocument(schema, offer));
-      } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-        if (skipped++ == 0) {
-          LOG.warn(
-              "partition {}: offer left out of schema v{}: {}",
-              p,
-              schema.version(),
-              e.getMessage());
-        }
-      }
+  /** Opens the plan's base file, or returns null when it has none; asks for a restore if gone. */
+  private Database openBase(PartitionState.Plan plan) throws IOException {
+    if (plan.base() == null) {
+      return null;
     }
-    if (skipped > 0) {
-      LOG.warn("partition {}: {} offers left out of schema v{}", p, skipped, schema.version());
+    Path file = layout.file(plan.base());
+    try {
+      return Database.open(file, false);
+    } catch (NoSuchFileException e) {
+      restore.accept(plan.partition());
+      throw new IOException(
+          "the base " + file + " of partition " + plan.partition() + " is gone; restoring", e);
     }
-    return builder;
+  }
+
+  /**
+   * Builds the recorded version of a partition this node holds the offers but not the file of (a
+   * takeover): builds are deterministic, so the same offers give the recorded bytes, checked by
+   * size and CRC32C. Nothing is recorded; the file becomes the base.
+   *
+   * @return false when the bytes differ (the file is deleted; a new version gets built)
+   */
+  private boolean materialize(
+      PartitionState s, PartitionState.Plan plan, Schema current, ManifestRecord held)
+      throws Exception {
+    Path file = layout.file(held.id());
+    PartitionBuild.Result built = PartitionBuild.write(plan, current, null, held.id(), file);
+    FileDigest digest = FileDigest.of(file);
+    if (digest.size() != held.size() || digest.crc32c() != held.crc32c()) {
+      Files.deleteIfExists(file);
+      LOG.warn(
+          "partition {}: rebuilding {} from the same offers gave other bytes; building a new version",
+          plan.partition(),
+          held.id());
+      return false;
+    }
+    s.commit(plan, built.merged());
+    LOG.debug("rebuilt the recorded {} here, byte for byte", held.id());
+    if (!held.deliveredEverywhere()) {
+      delivery.deliver(held.id());
+    }
+    return true;
   }
 
   /**

@@ -1,39 +1,47 @@
 package dev.mosaic.indexer;
 
-import it.unimi.dsi.fastutil.longs.Long2LongMap;
-import it.unimi.dsi.fastutil.longs.Long2LongOpenHashMap;
+import dev.mosaic.partition.PartitionFileId;
+import it.unimi.dsi.fastutil.longs.Long2ObjectMap;
+import it.unimi.dsi.fastutil.longs.Long2ObjectOpenHashMap;
 import java.util.Arrays;
 
 /**
- * The offers of one index partition, compactly: the serialized offers are appended to one byte slab
- * and a primitive open-addressing map takes the record key's hash to a packed pointer (offset in
- * the high 40 bits, length in the low 24). No object per offer: the heap cost per offer is its
- * bytes plus about 21 bytes of map slots (load factor 0.75), plus slab slack below one growth step.
- * Replaced or removed offers leave garbage in the slab, reclaimed by compaction once it exceeds the
- * live bytes.
+ * The offers of one index partition, compactly. What a rebuild needs of an offer already in the
+ * partition's current file (the <em>base</em>) is its key hash, a content hash and where its
+ * document sits in that file: three sorted primitive arrays (plus its serialized length, for
+ * accounting), about 24 bytes per offer and no offer bytes — those live in the file and in the
+ * compacted offers topic. Only the changes since the base (upserted offers' bytes, removals) are
+ * held as bytes, until the next rebuild carries them into a new base.
+ *
+ * <p>Before the first file is built (a restore) every offer is a change; a restore that finds the
+ * matching file on disk {@link #adopt adopts} it as the base instead.
  *
  * <p>Also keeps an order-independent fingerprint of the content (a sum of mixed key and content
  * hashes), so a node can tell after restoring whether the partition still matches the version
- * recorded in the manifest.
+ * recorded in the manifest. Two offers are the same content when their 64-bit content hashes are.
  *
- * <p>Thread safety: all methods are synchronized. A {@link Snapshot} stays valid and immutable
- * after the lock is released: the slab is only appended to beyond the snapshot's pointers, and
- * compaction copies into a new array.
+ * <p>Thread safety: all methods are synchronized. A {@link Plan} stays valid and immutable after
+ * the lock is released: base arrays are replaced, never written in place.
  */
 final class PartitionState {
-  private static final int MAX_LENGTH = (1 << 24) - 1;
-  private static final long NONE = -1L;
+  private static final byte[] REMOVED = new byte[0];
+  private static final long[] NO_LONGS = new long[0];
+  private static final int[] NO_INTS = new int[0];
 
   private final int partition;
-  private final Long2LongOpenHashMap pointers = new Long2LongOpenHashMap();
-  private byte[] slab = new byte[0];
-  private int used;
-  private long garbage;
+  private PartitionFileId base;
+  private long[] keys = NO_LONGS;
+  private long[] contents = NO_LONGS;
+  private int[] positions = NO_INTS;
+  private int[] lengths = NO_INTS;
+  private final Long2ObjectOpenHashMap<byte[]> changes = new Long2ObjectOpenHashMap<>();
+  private long changedBytes;
   private long fingerprint;
+  private int size;
+  private long liveBytes;
 
   PartitionState(int partition) {
     this.partition = partition;
-    pointers.defaultReturnValue(NONE);
   }
 
   int partition() {
@@ -43,148 +51,183 @@ final class PartitionState {
   /**
    * Stores an offer's bytes under its key hash.
    *
-   * @return false when the same bytes were already stored (nothing changed)
+   * @return false when the same content was already stored (nothing changed)
    */
   synchronized boolean put(long keyHash, byte[] value) {
-    if (value.length > MAX_LENGTH) {
-      throw new IllegalArgumentException(
-          "offer of " + value.length + " bytes exceeds the " + MAX_LENGTH + "-byte limit");
-    }
-    long old = pointers.get(keyHash);
-    if (old != NONE) {
-      int off = offset(old);
-      int len = length(old);
-      if (len == value.length && Arrays.equals(slab, off, off + len, value, 0, value.length)) {
-        return false;
+    long hash = OfferKeys.hash(value, 0, value.length);
+    int i = Arrays.binarySearch(keys, keyHash);
+    byte[] changed = changes.get(keyHash);
+    boolean present;
+    long currentHash = 0;
+    int currentLength = 0;
+    if (changed != null) {
+      present = changed != REMOVED;
+      if (present) {
+        currentHash = OfferKeys.hash(changed, 0, changed.length);
+        currentLength = changed.length;
       }
-      fingerprint -= mix(keyHash, OfferKeys.hash(slab, off, len));
-      garbage += len;
+    } else {
+      present = i >= 0;
+      if (present) {
+        currentHash = contents[i];
+        currentLength = lengths[i];
+      }
     }
-    ensureCapacity(value.length);
-    System.arraycopy(value, 0, slab, used, value.length);
-    pointers.put(keyHash, pointer(used, value.length));
-    used += value.length;
-    fingerprint += mix(keyHash, OfferKeys.hash(value, 0, value.length));
-    maybeCompact();
+    if (present && currentHash == hash) {
+      return false;
+    }
+    if (present) {
+      fingerprint -= mix(keyHash, currentHash);
+      liveBytes -= currentLength;
+    } else {
+      size++;
+    }
+    fingerprint += mix(keyHash, hash);
+    liveBytes += value.length;
+    // kept as a change even when it equals the base again: a rebuild may be carrying the previous
+    // change into a new base right now (see commit)
+    change(keyHash, value);
     return true;
   }
 
   /**
-   * Removes an offer.
+   * Removes the offer under a key hash.
    *
-   * @return false when no offer had that key hash
+   * @return false when there was none
    */
   synchronized boolean remove(long keyHash) {
-    long old = pointers.remove(keyHash);
-    if (old == NONE) {
+    int i = Arrays.binarySearch(keys, keyHash);
+    byte[] changed = changes.get(keyHash);
+    if (changed == REMOVED || (changed == null && i < 0)) {
       return false;
     }
-    int off = offset(old);
-    int len = length(old);
-    fingerprint -= mix(keyHash, OfferKeys.hash(slab, off, len));
-    garbage += len;
-    maybeCompact();
+    long currentHash = changed != null ? OfferKeys.hash(changed, 0, changed.length) : contents[i];
+    fingerprint -= mix(keyHash, currentHash);
+    liveBytes -= changed != null ? changed.length : lengths[i];
+    size--;
+    change(keyHash, REMOVED);
     return true;
   }
 
+  private void change(long keyHash, byte[] value) {
+    byte[] old = changes.put(keyHash, value);
+    changedBytes += value.length - (old == null ? 0 : old.length);
+  }
+
+  private void forget(long keyHash) {
+    byte[] old = changes.remove(keyHash);
+    if (old != null) {
+      changedBytes -= old.length;
+    }
+  }
+
+  /** Live offers. */
   synchronized int size() {
-    return pointers.size();
+    return size;
   }
 
   synchronized long fingerprint() {
     return fingerprint;
   }
 
-  /** Heap bytes held: slab capacity plus the map's two slot arrays (estimated from its size). */
+  /** Changes not yet in a built file. */
+  synchronized int pendingChanges() {
+    return changes.size();
+  }
+
+  /** The file the base describes, or null before the first one. */
+  synchronized PartitionFileId base() {
+    return base;
+  }
+
+  /** Approximate heap bytes: the base arrays, the changes' bytes and map slots. */
   synchronized long heapBytes() {
-    long slots = Long.highestOneBit(Math.max(2, (long) Math.ceil(pointers.size() / 0.75)) * 2 - 1);
-    return slab.length + 16L * (slots + 1) + 64;
+    return 24L * keys.length + changedBytes + 40L * changes.size() + 96;
   }
 
-  /** Live payload bytes (what the offers serialize to). */
+  /** Serialized bytes of the live offers (the raw size the state is measured against). */
   synchronized long liveBytes() {
-    return used - garbage;
+    return liveBytes;
   }
 
-  /** The current content, ordered by key hash (so the same content always builds the same file). */
-  synchronized Snapshot snapshot() {
-    long[] keys = new long[pointers.size()];
-    int i = 0;
-    for (Long2LongMap.Entry e : pointers.long2LongEntrySet()) {
-      keys[i++] = e.getLongKey();
-    }
-    Arrays.sort(keys);
-    long[] ptrs = new long[keys.length];
-    for (int j = 0; j < keys.length; j++) {
-      ptrs[j] = pointers.get(keys[j]);
-    }
-    return new Snapshot(partition, slab, ptrs, fingerprint);
-  }
-
-  private void ensureCapacity(int extra) {
-    long needed = (long) used + extra;
-    if (needed <= slab.length) {
-      return;
-    }
-    if (needed > Integer.MAX_VALUE - 16) {
-      compact();
-      needed = (long) used + extra;
-      if (needed > Integer.MAX_VALUE - 16) {
-        throw new IllegalStateException("partition " + partition + " holds more than 2 GiB");
-      }
-      if (needed <= slab.length) {
-        return;
-      }
-    }
-    long grown = Math.max(needed, slab.length + (slab.length >> 1) + 256L);
-    slab = Arrays.copyOf(slab, (int) Math.min(grown, Integer.MAX_VALUE - 16));
-  }
-
-  /** Drops the slab's growth slack and garbage (e.g. once a restore is complete). */
+  /** Drops the change map's growth slack (e.g. once a restore is complete). */
   synchronized void trim() {
-    if (slab.length > used - garbage + 4096) {
-      compactTo(0);
+    changes.trim();
+  }
+
+  /**
+   * Takes {@code file}, built from exactly this partition's content (matching fingerprint) with one
+   * document per offer in key-hash order, as the base: the offers' bytes are dropped.
+   *
+   * @return false, changing nothing, when the state has a base or removals already, or the file's
+   *     document count is not the number of offers (some offer was left out of it)
+   */
+  synchronized boolean adopt(PartitionFileId file, int documents) {
+    if (base != null || keys.length > 0 || documents != size) {
+      return false;
+    }
+    long[] sorted = new long[size];
+    int n = 0;
+    for (Long2ObjectMap.Entry<byte[]> e : changes.long2ObjectEntrySet()) {
+      if (e.getValue() != REMOVED) {
+        sorted[n++] = e.getLongKey();
+      }
+    }
+    Arrays.sort(sorted);
+    long[] hashes = new long[sorted.length];
+    int[] sizes = new int[sorted.length];
+    int[] at = new int[sorted.length];
+    for (int i = 0; i < sorted.length; i++) {
+      byte[] v = changes.get(sorted[i]);
+      hashes[i] = OfferKeys.hash(v, 0, v.length);
+      sizes[i] = v.length;
+      at[i] = i;
+    }
+    setBase(file, sorted, hashes, at, sizes);
+    changes.clear();
+    changes.trim();
+    changedBytes = 0;
+    return true;
+  }
+
+  /** The current content, for a rebuild: the base and the changes, ordered by key hash. */
+  synchronized Plan plan() {
+    long[] changedKeys = changes.keySet().toLongArray();
+    Arrays.sort(changedKeys);
+    byte[][] values = new byte[changedKeys.length][];
+    for (int i = 0; i < changedKeys.length; i++) {
+      byte[] v = changes.get(changedKeys[i]);
+      values[i] = v == REMOVED ? null : v;
+    }
+    return new Plan(
+        partition, base, keys, contents, positions, lengths, changedKeys, values, fingerprint);
+  }
+
+  /**
+   * Makes a built (and recorded) file the base: the changes of {@code plan} are in it and their
+   * bytes are dropped; changes that arrived since stay.
+   */
+  synchronized void commit(Plan plan, Merged merged) {
+    setBase(merged.file(), merged.keys(), merged.contents(), merged.positions(), merged.lengths());
+    for (int i = 0; i < plan.changedKeys().length; i++) {
+      long k = plan.changedKeys()[i];
+      byte[] now = changes.get(k);
+      byte[] then = plan.changedValues()[i];
+      if (now == then || (now == REMOVED && then == null)) {
+        forget(k);
+      }
+    }
+    if (changes.isEmpty()) {
+      changes.trim(); // give back a restore's table
     }
   }
 
-  private void maybeCompact() {
-    if (garbage > 4096 && garbage > used - garbage) {
-      compact();
-    }
-  }
-
-  /** Copies the live bytes into a new slab sized to them (old snapshots keep the old array). */
-  private void compact() {
-    compactTo((used - garbage) >> 3);
-  }
-
-  /** Copies the live bytes into a new slab with {@code headroom} free bytes. */
-  private void compactTo(long headroom) {
-    long live = used - garbage;
-    byte[] fresh = new byte[(int) Math.min(Integer.MAX_VALUE - 16, live + headroom + 256)];
-    int at = 0;
-    for (Long2LongMap.Entry e : pointers.long2LongEntrySet()) {
-      long p = e.getLongValue();
-      int len = length(p);
-      System.arraycopy(slab, offset(p), fresh, at, len);
-      e.setValue(pointer(at, len));
-      at += len;
-    }
-    slab = fresh;
-    used = at;
-    garbage = 0;
-  }
-
-  static long pointer(int offset, int length) {
-    return ((long) offset << 24) | length;
-  }
-
-  static int offset(long pointer) {
-    return (int) (pointer >>> 24);
-  }
-
-  static int length(long pointer) {
-    return (int) (pointer & MAX_LENGTH);
+  private void setBase(PartitionFileId file, long[] k, long[] c, int[] p, int[] l) {
+    base = file;
+    keys = k;
+    contents = c;
+    positions = p;
+    lengths = l;
   }
 
   /** A well-mixed, order-independent contribution of one offer to the fingerprint. */
@@ -195,18 +238,23 @@ final class PartitionState {
     return z ^ (z >>> 33);
   }
 
-  /** An immutable view of a partition's offers, ordered by key hash. */
-  record Snapshot(int partition, byte[] slab, long[] pointers, long fingerprint) {
-    int size() {
-      return pointers.length;
-    }
+  /**
+   * An immutable view of a partition for a rebuild: the base (sorted key hashes, content hashes,
+   * document positions in the base file or -1 when left out of it, serialized lengths) and the
+   * changes since (sorted key hashes, the new bytes or null for a removal).
+   */
+  record Plan(
+      int partition,
+      PartitionFileId base,
+      long[] keys,
+      long[] contents,
+      int[] positions,
+      int[] lengths,
+      long[] changedKeys,
+      byte[][] changedValues,
+      long fingerprint) {}
 
-    int offset(int i) {
-      return PartitionState.offset(pointers[i]);
-    }
-
-    int length(int i) {
-      return PartitionState.length(pointers[i]);
-    }
-  }
+  /** The base a rebuild produced, in the form {@link #commit} takes. */
+  record Merged(
+      PartitionFileId file, long[] keys, long[] contents, int[] positions, int[] lengths) {}
 }

@@ -8,10 +8,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Compares a restored (or re-schema'd) partition with the manifest: learns its last version, marks
- * it dirty unless the manifest holds exactly this content under the current schema version, and
- * re-sends the recorded version when some datacenter is known to lack it (rebuilding it when this
- * node does not hold its file). Thread safety: safe for concurrent use.
+ * Compares a restored partition with the manifest: learns its last version and, when the manifest
+ * holds exactly this content under the current schema version and the file is here, adopts that
+ * file as the partition's base (dropping the offers' bytes) and re-sends it if some datacenter is
+ * known to lack it; otherwise marks the partition dirty (the rebuild makes the recorded version
+ * here when the content matches, a new version when it does not). Thread safety: safe for
+ * concurrent use.
  */
 final class Reconciler {
   private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -41,21 +43,22 @@ final class Reconciler {
       ManifestRecord r = held.get();
       rebuilder.learn(p, r.id().version());
       if (r.fingerprint() == s.fingerprint()) {
-        if (r.deliveredEverywhere()) {
+        boolean fileHere =
+            r.id().equals(s.base())
+                || (s.base() == null
+                    && delivery.holdsFile(r.id())
+                    && s.adopt(r.id(), r.documents()));
+        if (fileHere) {
+          if (!r.deliveredEverywhere()) {
+            LOG.info(
+                "{} is not known to be in every datacenter ({}); sending it again",
+                r.id(),
+                r.delivered());
+            delivery.deliver(r.id());
+          }
           return false;
         }
-        if (delivery.holdsFile(r.id())) {
-          LOG.info(
-              "{} is not known to be in every datacenter ({}); sending it again",
-              r.id(),
-              r.delivered());
-          delivery.deliver(r.id());
-          return false;
-        }
-        LOG.info(
-            "{} is not known to be in every datacenter ({}) and its file is not here; rebuilding",
-            r.id(),
-            r.delivered());
+        // the content is recorded but its file is not here: the rebuild makes that version here
       }
     } else if (s.size() == 0) {
       return false;

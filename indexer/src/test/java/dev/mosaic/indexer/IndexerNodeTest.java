@@ -491,10 +491,11 @@ class IndexerNodeTest {
         .containsExactlyInAnyOrderElementsOf(nonEmpty);
   }
 
-  @Test
-  void aDeliveryThatFailsLongerThanTheOldSixTriesArrivesOnceTheDatacenterRecovers()
-      throws Exception {
-    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(31);
+  /** A node that indexed and recorded cars while its one datacenter refuses every delivery. */
+  private record Outage(Set<Integer> nonEmpty, DirectoryPartitionSender sender, IndexerNode node) {}
+
+  private Outage indexWhileTheDatacenterIsDown(long seed) throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(seed);
     loader.publish(snapshot(cars, 1));
     DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
     sender.down(true);
@@ -503,16 +504,25 @@ class IndexerNodeTest {
             "a", sender, b -> b.deliveryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
     Set<Integer> nonEmpty =
         cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
-    await().atMost(WAIT).until(() -> nonEmpty.stream().allMatch(p -> safeVersion(p) > 0));
-    await().atMost(WAIT).until(() -> sender.refused() >= 10 * nonEmpty.size());
-    assertThat(node.pendingDeliveries()).isEqualTo(nonEmpty.size());
-    assertThat(node.isIdle()).as("versions not delivered yet").isFalse();
+    await()
+        .atMost(WAIT)
+        .until(() -> nonEmpty.stream().allMatch(p -> safeVersion(p) > 0) && sender.refused() > 0);
+    return new Outage(nonEmpty, sender, node);
+  }
 
-    sender.down(false);
-    await().atMost(WAIT).until(node::isIdle);
-    for (int p : nonEmpty) {
+  @Test
+  void aDeliveryThatFailsLongerThanTheOldSixTriesArrivesOnceTheDatacenterRecovers()
+      throws Exception {
+    Outage o = indexWhileTheDatacenterIsDown(31);
+    await().atMost(WAIT).until(() -> o.sender().refused() >= 10 * o.nonEmpty().size());
+    assertThat(o.node().pendingDeliveries()).isEqualTo(o.nonEmpty().size());
+    assertThat(o.node().isIdle()).as("versions not delivered yet").isFalse();
+
+    o.sender().down(false);
+    await().atMost(WAIT).until(o.node()::isIdle);
+    for (int p : o.nonEmpty()) {
       ManifestRecord r = manifest.latest(CarsSchema.VERSION, p).orElseThrow();
-      assertThat(sender.delivered()).contains(r.id());
+      assertThat(o.sender().delivered()).contains(r.id());
       assertThat(r.delivered()).containsEntry(DirectoryPartitionSender.DC, r.id().version());
       assertThat(r.deliveredEverywhere()).isTrue();
     }
@@ -521,19 +531,9 @@ class IndexerNodeTest {
   @Test
   void aRestartedIndexerSendsAgainTheRecordedVersionsADatacenterLacksWithoutRebuilding()
       throws Exception {
-    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(32);
-    loader.publish(snapshot(cars, 1));
-    DirectoryPartitionSender down = new DirectoryPartitionSender(dir.resolve("dc"));
-    down.down(true);
-    IndexerNode first =
-        startNode("a", down, b -> b.deliveryBackoff(Duration.ofMillis(20), Duration.ofMillis(100)));
-    Set<Integer> nonEmpty =
-        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
-    await()
-        .atMost(WAIT)
-        .until(() -> nonEmpty.stream().allMatch(p -> safeVersion(p) > 0) && down.refused() > 0);
+    Outage o = indexWhileTheDatacenterIsDown(32);
     Map<Integer, Long> recorded = versions();
-    first.close();
+    o.node().close();
 
     DirectoryPartitionSender up = new DirectoryPartitionSender(dir.resolve("dc"));
     IndexerNode second = startNode("a", up);
@@ -541,7 +541,7 @@ class IndexerNodeTest {
     assertThat(versions()).as("nothing rebuilt").isEqualTo(recorded);
     assertThat(up.delivered())
         .extracting(PartitionFileId::partition)
-        .containsExactlyInAnyOrderElementsOf(nonEmpty);
+        .containsExactlyInAnyOrderElementsOf(o.nonEmpty());
     assertThat(up.delivered())
         .allSatisfy(id -> assertThat(id.version()).isEqualTo(recorded.get(id.partition())));
   }
@@ -657,6 +657,41 @@ class IndexerNodeTest {
                     Condition.eq(CarsSchema.PRICE, burst.getPriceRub() + 10))))
         .as("the one version holds the batch's last change")
         .isEqualTo(1);
+  }
+
+  @Test
+  void filesWhoseVersionCannotBeRecordedAreNotLeftBehind() throws Exception {
+    List<CarOffer> cars = carsWithThreeDistinctPartitionsFirst(35);
+    loader.publish(snapshot(cars, 1));
+    FailingManifest failing = new FailingManifest(manifest);
+    failing.failing(true);
+    DirectoryPartitionSender sender = new DirectoryPartitionSender(dir.resolve("dc"));
+    IndexerNode node = startNode("a", sender, b -> b.manifest(failing));
+    Set<Integer> nonEmpty =
+        cars.stream().map(IndexerNodeTest::partitionOf).collect(Collectors.toSet());
+    await().atMost(WAIT).until(() -> failing.failedRecords() >= 2 * nonEmpty.size());
+    assertThat(filesIn(dir.resolve("a"))).as("nothing written survives a failed record").isEmpty();
+    assertThat(sender.delivered()).isEmpty();
+
+    failing.failing(false);
+    await().atMost(WAIT).until(node::isIdle);
+    List<Path> files = filesIn(dir.resolve("a"));
+    assertThat(files).hasSize(nonEmpty.size());
+    for (int p : nonEmpty) {
+      assertThat(files)
+          .contains(
+              new dev.mosaic.partition.PartitionLayout(dir.resolve("a"))
+                  .file(manifest.latest(CarsSchema.VERSION, p).orElseThrow().id()));
+    }
+  }
+
+  private static List<Path> filesIn(Path root) throws Exception {
+    if (!java.nio.file.Files.exists(root)) {
+      return List.of();
+    }
+    try (var walk = java.nio.file.Files.walk(root)) {
+      return walk.filter(java.nio.file.Files::isRegularFile).toList();
+    }
   }
 
   private void upsert(KafkaProducer<byte[], byte[]> producer, CarOffer car) throws Exception {

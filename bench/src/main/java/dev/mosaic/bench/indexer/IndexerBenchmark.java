@@ -17,6 +17,7 @@ import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
 import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.PartitionSender;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -201,6 +202,8 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               "%,d offers changed (%,d partners, %,d partitions)",
               changedCars.size(), changedPartners.size(), changedPartitions.size());
           long filesBefore = files.get();
+          double carriedBefore = carriedOver(registry);
+          double rebuildSecondsBefore = rebuildSeconds(registry);
           long t0 = System.nanoTime();
           int upserts = publishAll(loader, snapshots);
           long published = System.nanoTime();
@@ -228,15 +231,44 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               "node rebuild timer: %,d rebuilds, mean %.1f ms",
               registry.get("mosaic.indexer.rebuild.duration").timer().count(),
               registry.get("mosaic.indexer.rebuild.duration").timer().mean(TimeUnit.MILLISECONDS));
+          double mergeDocsPerSecond =
+              (carriedOver(registry) - carriedBefore)
+                  / Math.max(1e-9, rebuildSeconds(registry) - rebuildSecondsBefore);
+          double rebuildsPerChanged =
+              (double) (files.get() - filesBefore) / Math.max(1, changedPartitions.size());
+          log(
+              "cycle: %.0f documents carried over per second of rebuild thread time; %.2f files"
+                  + " per changed partition",
+              mergeDocsPerSecond, rebuildsPerChanged);
           System.out.printf(
-              "RESULT indexer docs_per_s=%.0f state_bytes_per_offer=%.0f raw_bytes_per_offer=%.0f"
-                  + " snapshot_to_files_ms=%d%n",
-              docsPerSecond, statePerOffer, rawPerOffer, snapshotToFilesMs);
+              "RESULT indexer docs_per_s=%.0f merge_docs_per_s=%.0f state_bytes_per_offer=%.0f"
+                  + " raw_bytes_per_offer=%.0f snapshot_to_files_ms=%d"
+                  + " rebuilds_per_changed_partition=%.2f%n",
+              docsPerSecond,
+              mergeDocsPerSecond,
+              statePerOffer,
+              rawPerOffer,
+              snapshotToFilesMs,
+              rebuildsPerChanged);
           log("machine: %d cores, %s", cores, System.getProperty("java.vm.version"));
+          if (rebuilt < changedPartitions.size()) {
+            System.err.printf(
+                "FAILED: only %d of %d changed partitions were rebuilt%n",
+                rebuilt, changedPartitions.size());
+            return 1;
+          }
         }
       }
     }
     return 0;
+  }
+
+  private static double carriedOver(MeterRegistry registry) {
+    return registry.get("mosaic.indexer.documents.carried.over").counter().count();
+  }
+
+  private static double rebuildSeconds(MeterRegistry registry) {
+    return registry.get("mosaic.indexer.rebuild.duration").timer().totalTime(TimeUnit.SECONDS);
   }
 
   /** Publishes partners' snapshots in parallel (one loader, several partners at once). */

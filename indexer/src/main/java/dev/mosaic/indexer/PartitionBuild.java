@@ -1,0 +1,117 @@
+package dev.mosaic.indexer;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.mosaic.api.OfferDocuments;
+import dev.mosaic.api.feed.Offer;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.DatabaseUpdate;
+import dev.mosaic.format.Schema;
+import dev.mosaic.partition.PartitionFileId;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes a partition's next file from a {@link PartitionState.Plan} with {@link DatabaseUpdate}:
+ * walking the base and the changes in key-hash order, an unchanged offer's document is kept from
+ * the base file (carried over encoded, never re-parsed), an upserted offer is parsed and added, a
+ * removed one is left out. The output equals a from-scratch build of the same offers in key-hash
+ * order. Without a base (before the first file) every offer is added (a full build).
+ *
+ * <p>Stateless; one build per thread.
+ */
+final class PartitionBuild {
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionBuild.class);
+
+  private PartitionBuild() {}
+
+  /** What a build wrote. */
+  record Result(PartitionState.Merged merged, DatabaseUpdate.Summary summary, int leftOut) {}
+
+  /**
+   * Writes the file (durably: temporary file, fsync, atomic rename).
+   *
+   * @param base the open base file, or null when the plan has none
+   * @throws IllegalArgumentException when the plan has a base but none is given
+   */
+  static Result write(
+      PartitionState.Plan plan, Schema schema, Database base, PartitionFileId id, Path output)
+      throws IOException {
+    if (plan.base() != null && base == null) {
+      throw new IllegalArgumentException(
+          "partition " + plan.partition() + ": the plan builds on " + plan.base() + ", not open");
+    }
+    DatabaseUpdate update = base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base);
+    long[] keys = plan.keys();
+    long[] changed = plan.changedKeys();
+    int capacity = keys.length + changed.length;
+    long[] outKeys = new long[capacity];
+    long[] outContents = new long[capacity];
+    int[] outPositions = new int[capacity];
+    int[] outLengths = new int[capacity];
+    int n = 0;
+    int documents = 0;
+    int leftOut = 0;
+    int i = 0;
+    int j = 0;
+    while (i < keys.length || j < changed.length) {
+      if (j >= changed.length || (i < keys.length && keys[i] < changed[j])) {
+        int position = plan.positions()[i];
+        int at = -1;
+        if (position >= 0) {
+          update.keep(position);
+          at = documents++;
+        }
+        outKeys[n] = keys[i];
+        outContents[n] = plan.contents()[i];
+        outLengths[n] = plan.lengths()[i];
+        outPositions[n++] = at;
+        i++;
+        continue;
+      }
+      long key = changed[j];
+      if (i < keys.length && keys[i] == key) {
+        i++; // replaced or removed
+      }
+      byte[] value = plan.changedValues()[j++];
+      if (value == null) {
+        continue;
+      }
+      int at = -1;
+      try {
+        Offer offer = Offer.parseFrom(value);
+        update.add(OfferDocuments.toDocument(schema, offer));
+        at = documents++;
+      } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+        if (leftOut++ == 0) {
+          LOG.warn(
+              "partition {}: offer left out of schema v{}: {}",
+              plan.partition(),
+              schema.version(),
+              e.getMessage());
+        }
+      }
+      outKeys[n] = key;
+      outContents[n] = OfferKeys.hash(value, 0, value.length);
+      outLengths[n] = value.length;
+      outPositions[n++] = at;
+    }
+    if (leftOut > 0) {
+      LOG.warn("partition {}: {} offers left out of {}", plan.partition(), leftOut, id);
+    }
+    Files.createDirectories(output.toAbsolutePath().getParent());
+    DatabaseUpdate.Summary summary = update.writeTo(output);
+    return new Result(
+        new PartitionState.Merged(
+            id,
+            Arrays.copyOf(outKeys, n),
+            Arrays.copyOf(outContents, n),
+            Arrays.copyOf(outPositions, n),
+            Arrays.copyOf(outLengths, n)),
+        summary,
+        leftOut);
+  }
+}
