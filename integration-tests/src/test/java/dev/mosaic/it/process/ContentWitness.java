@@ -1,0 +1,127 @@
+package dev.mosaic.it.process;
+
+import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionManifest;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+
+/**
+ * Watches a running cluster for the whole of a test and remembers every version it saw of every
+ * partition: in the manifest (size and CRC32C) and served by each live searcher ({@code
+ * /partitions} checksum). A version seen twice with different content, or a partition whose
+ * manifest version went down, is a violation. Polls on its own daemon thread; searchers that do not
+ * answer (killed, restarting) are skipped.
+ *
+ * <p>Thread safety: safe for concurrent use; {@link #violations()} may be read at any time.
+ */
+final class ContentWitness implements AutoCloseable {
+  private final PartitionManifest manifest;
+  private final Supplier<Collection<ProcessCluster.Searcher>> searchers;
+  private final Map<String, String> manifestContent = new ConcurrentHashMap<>();
+  private final Map<String, String> servedContent = new ConcurrentHashMap<>();
+  private final Map<String, Integer> documents = new ConcurrentHashMap<>();
+  private final Map<Integer, Long> highestManifestVersion = new ConcurrentHashMap<>();
+  private final List<String> violations = new CopyOnWriteArrayList<>();
+  private final Thread thread;
+  private volatile boolean running = true;
+  private volatile long servedObservations;
+
+  ContentWitness(
+      PartitionManifest manifest, Supplier<Collection<ProcessCluster.Searcher>> searchers) {
+    this.manifest = manifest;
+    this.searchers = searchers;
+    this.thread = Thread.ofPlatform().daemon().name("content-witness").unstarted(this::run);
+    manifest.addListener(this::observeManifest);
+    thread.start();
+  }
+
+  /** Every violation seen so far (empty: none). */
+  List<String> violations() {
+    return new ArrayList<>(violations);
+  }
+
+  /** (partition, version, searcher) checksums observed, to show the witness really looked. */
+  long servedObservations() {
+    return servedObservations;
+  }
+
+  /**
+   * Documents the manifest recorded for version {@code version} of partition {@code partition}, if
+   * the witness saw that version in the manifest (it may miss versions superseded quickly).
+   */
+  java.util.OptionalInt documents(int partition, long version) {
+    Integer d = documents.get(partition + "/" + version);
+    return d == null || d < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(d);
+  }
+
+  private synchronized void observeManifest() {
+    for (ManifestRecord r : manifest.all()) {
+      int p = r.id().partition();
+      long v = r.id().version();
+      String content = "size=" + r.size() + " crc32c=" + Long.toHexString(r.crc32c());
+      String before = manifestContent.putIfAbsent(r.id().toString(), content);
+      if (before != null && !before.equals(content)) {
+        violations.add("manifest " + r.id() + " was " + before + ", now " + content);
+      }
+      documents.putIfAbsent(p + "/" + v, r.documents());
+      Long highest = highestManifestVersion.merge(p, v, Math::max);
+      if (v < highest) {
+        violations.add("manifest p" + p + " went down from v" + highest + " to v" + v);
+      }
+    }
+  }
+
+  private void run() {
+    while (running) {
+      observeManifest();
+      for (ProcessCluster.Searcher s : searchers.get()) {
+        if (!s.process().isAlive()) {
+          continue;
+        }
+        try {
+          SearcherView.Serving serving = SearcherView.serving(s.http());
+          for (SearcherView.Served served : serving.partitions().values()) {
+            if (served.crc32() == null) {
+              continue;
+            }
+            String key =
+                "v" + serving.schemaVersion() + "/" + served.partition() + "/" + served.version();
+            String before = servedContent.putIfAbsent(key, served.crc32());
+            servedObservations++;
+            if (before != null && !before.equals(served.crc32())) {
+              violations.add(
+                  s.nodeId()
+                      + " serves "
+                      + key
+                      + " with crc "
+                      + served.crc32()
+                      + ", seen before with "
+                      + before);
+            }
+          }
+        } catch (java.io.IOException e) {
+          // not answering (killed, restarting): nothing to witness this round
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+      try {
+        Thread.sleep(300); // sampling period, not synchronization
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    running = false;
+    thread.interrupt();
+    thread.join(5000);
+  }
+}

@@ -1,0 +1,95 @@
+package dev.mosaic.it.process;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a searcher process says over HTTP: the partitions it serves ({@code GET /partitions}) and
+ * counts ({@code POST /count}). A fresh client per request, so a searcher restarted on the same
+ * port is never asked over a connection to its previous life. Thread safe.
+ */
+final class SearcherView {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** One served partition: the version in the searcher's current generation and its checksum. */
+  record Served(int partition, long version, String crc32) {}
+
+  /**
+   * What the searcher serves: schema version and, by partition, the version in its current
+   * generation (partitions held but not yet in a generation are left out).
+   */
+  record Serving(int schemaVersion, long generation, Map<Integer, Served> partitions) {}
+
+  /** A count and the generation (atomic view of every partition) it ran on. */
+  record Count(long generation, long total) {}
+
+  private SearcherView() {}
+
+  static Serving serving(String address) throws IOException, InterruptedException {
+    JsonNode n = JSON.readTree(get(address, "/partitions"));
+    Map<Integer, Served> out = new TreeMap<>();
+    for (JsonNode p : n.path("partitions")) {
+      JsonNode served = p.get("servedVersion");
+      if (served == null || served.isNull()) {
+        continue;
+      }
+      // the store's serving file is the generation's file when both name the same version
+      String crc = served.asLong() == p.get("version").asLong() ? p.get("crc32").asText() : null;
+      out.put(
+          p.get("partition").asInt(), new Served(p.get("partition").asInt(), served.asLong(), crc));
+    }
+    return new Serving(n.path("schemaVersion").asInt(), n.path("generation").asLong(-1), out);
+  }
+
+  /** {@code POST /count} with the given query body: the total; fails unless the answer is 200. */
+  static long count(String address, String body) throws IOException, InterruptedException {
+    return countOn(address, body).total();
+  }
+
+  /** {@code POST /count}: total and generation; fails unless the answer is 200. */
+  static Count countOn(String address, String body) throws IOException, InterruptedException {
+    try (HttpClient http = client()) {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(address + "/count"))
+                  .timeout(Duration.ofSeconds(10))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(body))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new IOException(address + "/count answered " + r.statusCode() + ": " + r.body());
+      }
+      JsonNode n = JSON.readTree(r.body());
+      return new Count(n.get("generation").asLong(), n.get("total").asLong());
+    }
+  }
+
+  private static String get(String address, String path) throws IOException, InterruptedException {
+    try (HttpClient http = client()) {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(address + path))
+                  .timeout(Duration.ofSeconds(10))
+                  .GET()
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw new IOException(address + path + " answered " + r.statusCode() + ": " + r.body());
+      }
+      return r.body();
+    }
+  }
+
+  private static HttpClient client() {
+    return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+  }
+}
