@@ -379,10 +379,10 @@ public final class ResultCharts implements Callable<Integer> {
           "format_merge",
           "merging partition files vs rebuilding them from the offers",
           "transport",
-              "ours/baseline: one hop; relay: until the entry and every peer hold the file"
-                  + " (TLS, CRC, fsync, verified)",
+          "ours/baseline: one hop; relay: until the entry and every peer hold the file"
+              + " (TLS, CRC, fsync, verified)",
           "searcher_load",
-              "open loop at a fixed offered rate; failed requests counted in the latencies",
+          "open loop at a fixed offered rate; failed requests counted in the latencies",
           "indexer",
           "full build and merge on one core; state, diff and snapshot-to-files on all cores");
 

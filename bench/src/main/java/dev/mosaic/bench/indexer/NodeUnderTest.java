@@ -1,8 +1,8 @@
 package dev.mosaic.bench.indexer;
 
 import dev.mosaic.format.Schema;
-import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.indexer.IndexerNode;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.PartitionSender;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
