@@ -35,6 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -630,13 +633,34 @@ class IndexerNodeTest {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
             kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
-      // p changes at the start and the end of a batch that lasts 3 debounces; q changes all along
-      for (int i = 0; i <= 9; i++) {
-        if (i == 0 || i == 9) {
-          upsert(producer, burst.toBuilder().setPriceRub(burst.getPriceRub() + i + 1).build());
+      // p changes at the start and the end of a batch that lasts 3 debounces; q changes all along,
+      // one step every 100 ms
+      ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
+      try {
+        List<ScheduledFuture<Void>> steps = new ArrayList<>();
+        for (int i = 0; i <= 9; i++) {
+          int step = i;
+          steps.add(
+              pacer.schedule(
+                  () -> {
+                    if (step == 0 || step == 9) {
+                      upsert(
+                          producer,
+                          burst.toBuilder().setPriceRub(burst.getPriceRub() + step + 1).build());
+                    }
+                    upsert(
+                        producer,
+                        other.toBuilder().setPriceRub(other.getPriceRub() + step + 1).build());
+                    return null;
+                  },
+                  100L * i,
+                  TimeUnit.MILLISECONDS));
         }
-        upsert(producer, other.toBuilder().setPriceRub(other.getPriceRub() + i + 1).build());
-        Thread.sleep(100); // pacing of the batch, not synchronization
+        for (ScheduledFuture<Void> s : steps) {
+          s.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+      } finally {
+        pacer.shutdownNow();
       }
     }
     await()

@@ -1,6 +1,7 @@
 package dev.mosaic.searcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.feed.CarOffer;
@@ -132,12 +133,11 @@ class QueryPoolAndBodyCapTest {
     return release;
   }
 
-  private static void awaitQueued(int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (pool.getQueue().size() < n) {
-      assertThat(System.nanoTime()).as("a query reached the queue").isLessThan(deadline);
-      Thread.sleep(5);
-    }
+  private static void awaitQueued(int n) {
+    await("a query reached the queue")
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(5))
+        .until(() -> pool.getQueue().size() >= n);
   }
 
   @Test
@@ -165,9 +165,10 @@ class QueryPoolAndBodyCapTest {
       waiting = post(port(), "{\"limit\": 1}");
       awaitQueued(1);
       long until = System.nanoTime() + BUDGET.toNanos() + TimeUnit.MILLISECONDS.toNanos(50);
-      while (System.nanoTime() < until) {
-        Thread.sleep(10); // let the queued query outlive its budget while it waits
-      }
+      await("the queued query outlived its budget while it waits")
+          .atMost(BUDGET.plusSeconds(10))
+          .pollInterval(Duration.ofMillis(10))
+          .until(() -> System.nanoTime() >= until);
     } finally {
       release.countDown();
     }

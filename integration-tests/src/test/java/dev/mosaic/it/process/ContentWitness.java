@@ -8,14 +8,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
  * Watches a running cluster for the whole of a test and remembers every version it saw of every
  * partition: in the manifest (size and CRC32C) and served by each live searcher ({@code
  * /partitions} checksum). A version seen twice with different content, or a partition whose
- * manifest version went down, is a violation. Polls on its own daemon thread; searchers that do not
- * answer (killed, restarting) are skipped.
+ * manifest version went down, is a violation. Samples every 300 ms on its own daemon thread;
+ * searchers that do not answer (killed, restarting) are skipped.
  *
  * <p>Thread safety: safe for concurrent use; {@link #violations()} may be read at any time.
  */
@@ -27,17 +30,17 @@ final class ContentWitness implements AutoCloseable {
   private final Map<String, Integer> documents = new ConcurrentHashMap<>();
   private final Map<Integer, Long> highestManifestVersion = new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
-  private final Thread thread;
-  private volatile boolean running = true;
+  private final ScheduledExecutorService sampler =
+      Executors.newSingleThreadScheduledExecutor(
+          Thread.ofPlatform().daemon().name("content-witness").factory());
   private volatile long servedObservations;
 
   ContentWitness(
       PartitionManifest manifest, Supplier<Collection<ProcessCluster.Searcher>> searchers) {
     this.manifest = manifest;
     this.searchers = searchers;
-    this.thread = Thread.ofPlatform().daemon().name("content-witness").unstarted(this::run);
     manifest.addListener(this::observeManifest);
-    thread.start();
+    sampler.scheduleWithFixedDelay(this::sample, 0, 300, TimeUnit.MILLISECONDS);
   }
 
   /** Every violation seen so far (empty: none). */
@@ -76,43 +79,38 @@ final class ContentWitness implements AutoCloseable {
     }
   }
 
-  private void run() {
-    while (running) {
-      observeManifest();
-      for (ProcessCluster.Searcher s : searchers.get()) {
-        if (!s.process().isAlive()) {
-          continue;
-        }
-        try {
-          SearcherView.Serving serving = SearcherView.serving(s.http());
-          for (SearcherView.Served served : serving.partitions().values()) {
-            if (served.crc32() == null) {
-              continue;
-            }
-            String key =
-                "v" + serving.schemaVersion() + "/" + served.partition() + "/" + served.version();
-            String before = servedContent.putIfAbsent(key, served.crc32());
-            servedObservations++;
-            if (before != null && !before.equals(served.crc32())) {
-              violations.add(
-                  s.nodeId()
-                      + " serves "
-                      + key
-                      + " with crc "
-                      + served.crc32()
-                      + ", seen before with "
-                      + before);
-            }
-          }
-        } catch (java.io.IOException e) {
-          // not answering (killed, restarting): nothing to witness this round
-        } catch (InterruptedException e) {
-          return;
-        }
+  /** One sampling round: the manifest, then every live searcher's served checksums. */
+  private void sample() {
+    observeManifest();
+    for (ProcessCluster.Searcher s : searchers.get()) {
+      if (!s.process().isAlive()) {
+        continue;
       }
       try {
-        Thread.sleep(300); // sampling period, not synchronization
+        SearcherView.Serving serving = SearcherView.serving(s.http());
+        for (SearcherView.Served served : serving.partitions().values()) {
+          if (served.crc32() == null) {
+            continue;
+          }
+          String key =
+              "v" + serving.schemaVersion() + "/" + served.partition() + "/" + served.version();
+          String before = servedContent.putIfAbsent(key, served.crc32());
+          servedObservations++;
+          if (before != null && !before.equals(served.crc32())) {
+            violations.add(
+                s.nodeId()
+                    + " serves "
+                    + key
+                    + " with crc "
+                    + served.crc32()
+                    + ", seen before with "
+                    + before);
+          }
+        }
+      } catch (java.io.IOException e) {
+        // not answering (killed, restarting): nothing to witness this round
       } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // closing
         return;
       }
     }
@@ -120,8 +118,7 @@ final class ContentWitness implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    running = false;
-    thread.interrupt();
-    thread.join(5000);
+    sampler.shutdownNow();
+    sampler.awaitTermination(5, TimeUnit.SECONDS);
   }
 }

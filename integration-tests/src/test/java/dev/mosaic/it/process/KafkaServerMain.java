@@ -3,6 +3,7 @@ package dev.mosaic.it.process;
 import dev.mosaic.embedded.EmbeddedKafka;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Kafka broker (KRaft, one node) as its own process, for the process fault tests: {@code
@@ -31,7 +32,8 @@ public final class KafkaServerMain {
                   try {
                     kafka.close();
                   } catch (Exception e) {
-                    e.printStackTrace();
+                    LoggerFactory.getLogger(KafkaServerMain.class)
+                        .warn("closing the Kafka broker failed", e);
                   }
                 }));
     System.out.println("kafka ready at " + kafka.bootstrapServers());
