@@ -169,7 +169,7 @@ public final class DatabaseMerger {
      * Target uncompressed size of the LZ4 blocks compressed during the merge (default: {@link
      * DatabaseBuilder}'s default).
      *
-     * @throws IllegalArgumentException when not positive or over 16 MiB
+     * @throws IllegalArgumentException when not positive or over 8 MiB (as for a builder)
      */
     public Builder payloadBlockSize(int bytes) {
       if (bytes <= 0 || bytes > PartitionMerge.MAX_BLOCK_SIZE) {

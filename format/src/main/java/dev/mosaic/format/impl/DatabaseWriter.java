@@ -102,9 +102,12 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder payloadBlockSize(int bytes) {
-    if (bytes <= 0 || bytes > MAX_PAYLOAD_BLOCK_BYTES / 2) {
+    if (bytes <= 0 || bytes > FileFormat.MAX_PAYLOAD_BLOCK_RULE) {
       throw new IllegalArgumentException(
-          "payload block size must be in [1, " + MAX_PAYLOAD_BLOCK_BYTES / 2 + "], got " + bytes);
+          "payload block size must be in [1, "
+              + FileFormat.MAX_PAYLOAD_BLOCK_RULE
+              + "], got "
+              + bytes);
     }
     this.blockSize = bytes;
     built = null;

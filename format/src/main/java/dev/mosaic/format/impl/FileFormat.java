@@ -35,6 +35,12 @@ final class FileFormat {
    */
   static final int MAX_PAYLOAD_BLOCK_BYTES = 16 << 20;
 
+  /**
+   * The largest target block size a builder or a merge accepts (8 MiB): content-defined cutting may
+   * close a block up to twice its target, which must stay within {@link #MAX_PAYLOAD_BLOCK_BYTES}.
+   */
+  static final int MAX_PAYLOAD_BLOCK_RULE = MAX_PAYLOAD_BLOCK_BYTES / 2;
+
   static final int CHECKSUM_CRC32C = 1;
 
   static final int HEADER_SIZE = 32;

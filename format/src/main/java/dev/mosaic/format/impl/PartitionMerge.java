@@ -42,8 +42,11 @@ public final class PartitionMerge {
   /** The writer's default target size of one payload block. */
   public static final int DEFAULT_BLOCK_SIZE = DatabaseWriter.DEFAULT_BLOCK_SIZE;
 
-  /** The largest uncompressed payload block a writer makes and a reader accepts (16 MiB). */
-  public static final int MAX_BLOCK_SIZE = FileFormat.MAX_PAYLOAD_BLOCK_BYTES;
+  /**
+   * The largest target payload block size a merge accepts (8 MiB), the same as a builder's: blocks
+   * may be cut up to twice their target, which stays within what a reader accepts (16 MiB).
+   */
+  public static final int MAX_BLOCK_SIZE = FileFormat.MAX_PAYLOAD_BLOCK_RULE;
 
   /** Merge options (see {@link DatabaseMerger.Builder}). */
   public record Options(

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseBuilder;
+import dev.mosaic.format.DatabaseMerger;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.PayloadCompression;
 import dev.mosaic.format.Schema;
@@ -119,6 +120,12 @@ class PayloadBlockBoundsTest {
     }
     assertThatThrownBy(
             () -> DatabaseBuilder.create(SCHEMA).payloadBlockSize(MAX_PAYLOAD_BLOCK_BYTES / 2 + 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "payload block size must be in [1, " + MAX_PAYLOAD_BLOCK_BYTES / 2 + "]");
+    assertThatThrownBy(
+            () -> DatabaseMerger.builder().payloadBlockSize(MAX_PAYLOAD_BLOCK_BYTES / 2 + 1))
+        .as("a merge accepts the same largest block target as a builder")
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
             "payload block size must be in [1, " + MAX_PAYLOAD_BLOCK_BYTES / 2 + "]");
