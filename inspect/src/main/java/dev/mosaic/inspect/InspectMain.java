@@ -9,10 +9,15 @@ import dev.mosaic.format.Database;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.impl.DatabaseReader;
+import dev.mosaic.format.json.InvalidQueryException;
+import dev.mosaic.format.json.QueryCodec;
+import dev.mosaic.format.json.RequestLimits;
+import dev.mosaic.format.json.SearchRequest;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -305,7 +310,11 @@ public final class InspectMain implements Runnable {
     return doc;
   }
 
-  @Command(name = "query", description = "Runs a JSON query over one or more files.")
+  @Command(
+      name = "query",
+      description =
+          "Runs a JSON query over one or more files, in the query language of the searcher"
+              + " (searcher/QUERY.md).")
   static final class QueryCommand implements Callable<Integer> {
     @Spec CommandLine.Model.CommandSpec spec;
 
@@ -315,7 +324,9 @@ public final class InspectMain implements Runnable {
     @Option(
         names = {"-q", "--query"},
         required = true,
-        description = "The query as JSON, e.g. {\"where\":{\"eq\":{\"mark\":\"bmw\"}},\"limit\":5}")
+        description =
+            "The search as JSON (searcher/QUERY.md), e.g."
+                + " {\"filter\":{\"eq\":{\"mark\":\"bmw\"}},\"orderBy\":[\"-price\"],\"limit\":5}")
     String json;
 
     @Option(names = "--explain", description = "Print each step's matching count and time.")
@@ -331,18 +342,30 @@ public final class InspectMain implements Runnable {
         }
         Schema schema = dbs.get(0).schema();
         CompositeDatabase composite = CompositeDatabase.of(schema, dbs);
-        Query query;
+        SearchRequest search;
         try {
-          query = JsonQueryForm.parse(json, schema);
-        } catch (IllegalArgumentException e) {
+          search =
+              QueryCodec.decodeSearch(
+                  json.getBytes(StandardCharsets.UTF_8), schema, RequestLimits.NONE);
+        } catch (InvalidQueryException e) {
           spec.commandLine().getErr().println("bad query: " + e.getMessage());
           return 2;
         }
-        out.printf("count: %d%n", composite.count(query));
+        Query query = search.query();
+        if (search.facets().isEmpty() && search.stats().isEmpty()) {
+          out.printf("count: %d%n", composite.count(query));
+        } else {
+          Aggregation a = composite.aggregate(query.condition(), search.facets(), search.stats());
+          out.printf("count: %d%n", a.count());
+          out.println("aggregation: " + JSON.writeValueAsString(a));
+        }
         composite.execute(
             query,
             (doc, db) -> {
               Map<String, Object> d = document(db, doc);
+              if (!search.payload()) {
+                d.remove("payload");
+              }
               d.put("partition", files.get(dbs.indexOf(db)).toString());
               try {
                 out.println(JSON.writeValueAsString(d));
@@ -351,7 +374,7 @@ public final class InspectMain implements Runnable {
               }
               return true;
             });
-        if (explain) {
+        if (explain || search.explain()) {
           out.println("explain:");
           out.print(composite.explain(query).toText());
         }

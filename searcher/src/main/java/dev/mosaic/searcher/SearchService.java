@@ -10,6 +10,8 @@ import dev.mosaic.format.Database;
 import dev.mosaic.format.Explanation;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.json.CountRequest;
+import dev.mosaic.format.json.SearchRequest;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
@@ -173,7 +175,7 @@ public final class SearchService {
     checkBudget(deadline, "waiting for a query thread");
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
-      JsonQuery.Count c = JsonQuery.parseCount(json, db.schema(), limits);
+      CountRequest c = JsonQuery.parseCount(json, db.schema(), limits);
       Aggregation aggregation = null;
       long total;
       if (c.facets().isEmpty() && c.stats().isEmpty()) {
@@ -312,7 +314,7 @@ public final class SearchService {
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
-      JsonQuery.Search s = JsonQuery.parseSearch(json, schema, limits);
+      SearchRequest s = JsonQuery.parseSearch(json, schema, limits);
       Aggregation aggregation = null;
       long total;
       if (s.facets().isEmpty() && s.stats().isEmpty()) {
