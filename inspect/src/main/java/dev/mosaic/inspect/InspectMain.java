@@ -7,6 +7,8 @@ import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.Hit;
+import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.impl.DatabaseReader;
 import dev.mosaic.format.json.InvalidQueryException;
@@ -352,28 +354,19 @@ public final class InspectMain implements Runnable {
           return 2;
         }
         Query query = search.query();
-        if (search.facets().isEmpty() && search.stats().isEmpty()) {
-          out.printf("count: %d%n", composite.count(query));
-        } else {
-          Aggregation a = composite.aggregate(query.condition(), search.facets(), search.stats());
-          out.printf("count: %d%n", a.count());
-          out.println("aggregation: " + JSON.writeValueAsString(a));
+        Page page = composite.page(query, search.facets(), search.stats());
+        out.printf("count: %d%n", page.total());
+        if (!search.facets().isEmpty() || !search.stats().isEmpty()) {
+          out.println("aggregation: " + JSON.writeValueAsString(page.aggregation()));
         }
-        composite.execute(
-            query,
-            (doc, db) -> {
-              Map<String, Object> d = document(db, doc);
-              if (!search.payload()) {
-                d.remove("payload");
-              }
-              d.put("partition", files.get(dbs.indexOf(db)).toString());
-              try {
-                out.println(JSON.writeValueAsString(d));
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-              return true;
-            });
+        for (Hit hit : page.hits()) {
+          Map<String, Object> d = document(hit.database(), hit.document());
+          if (!search.payload()) {
+            d.remove("payload");
+          }
+          d.put("partition", files.get(hit.partition()).toString());
+          out.println(JSON.writeValueAsString(d));
+        }
         if (explain || search.explain()) {
           out.println("explain:");
           out.print(composite.explain(query).toText());

@@ -671,6 +671,25 @@ public final class DatabaseReader implements Database {
     return aggregator.result();
   }
 
+  /** The total, aggregation and page from one evaluation of the condition. */
+  @Override
+  public dev.mosaic.format.Page page(
+      Query query,
+      java.util.List<dev.mosaic.format.query.Facet> facets,
+      java.util.List<dev.mosaic.format.query.Stats> stats) {
+    Plan plan = Plan.compile(schema, query);
+    Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
+    ensureOpen();
+    Matches m = evaluate(aggregator.condition());
+    long total = aggregator.add(this, m, -1);
+    java.util.List<dev.mosaic.format.Hit> hits = new java.util.ArrayList<>();
+    if (total > 0 && plan.limit > 0) {
+      emit(plan, m, (doc, db) -> hits.add(new dev.mosaic.format.Hit(0, doc, this)));
+    }
+    dev.mosaic.format.Aggregation aggregation = aggregator.result();
+    return new dev.mosaic.format.Page(aggregation.count(), hits, aggregation);
+  }
+
   @Override
   public dev.mosaic.format.Explanation explain(Query query) {
     Plan plan = Plan.compile(schema, query);
@@ -703,7 +722,11 @@ public final class DatabaseReader implements Database {
     if (plan.limit == 0) {
       return;
     }
-    Matches m = evaluate(plan.condition);
+    emit(plan, evaluate(plan.condition), processor);
+  }
+
+  /** Emits the plan's page of matches {@code m} of its condition. */
+  private void emit(Plan plan, Matches m, DocumentProcessor processor) {
     if (m.kind == Matches.NONE) {
       return;
     }
