@@ -99,6 +99,14 @@ public interface Database extends Searchable, Closeable {
     execute(query, (document, database) -> processor.process(0, document, database));
   }
 
+  /**
+   * The layout of the partition file (segments, payload storage, Bloom filters), or empty for a
+   * database not read by the format itself (a wrapper, say).
+   */
+  default java.util.Optional<FileLayout> layout() {
+    return java.util.Optional.empty();
+  }
+
   /** Size of the underlying file or buffer, in bytes. */
   long sizeInBytes();
 

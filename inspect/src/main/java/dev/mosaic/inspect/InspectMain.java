@@ -7,10 +7,10 @@ import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.FileLayout;
 import dev.mosaic.format.Hit;
 import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
-import dev.mosaic.format.impl.DatabaseReader;
 import dev.mosaic.format.json.InvalidQueryException;
 import dev.mosaic.format.json.QueryCodec;
 import dev.mosaic.format.json.RequestLimits;
@@ -107,15 +107,16 @@ public final class InspectMain implements Runnable {
         for (Field f : s.fields()) {
           out.printf("  %s %s %s%n", f.name(), f.type(), f.role());
         }
-        if (db instanceof DatabaseReader r) {
+        if (db.layout().isPresent()) {
+          FileLayout layout = db.layout().get();
           out.printf(
               "payloads: %s, %d bytes stored, %d bytes uncompressed%s%n",
-              r.payloadsCompressed() ? "lz4 blocks" : "raw",
-              r.payloadBytesStored(),
-              r.payloadBytesUncompressed(),
-              r.payloadsCompressed() ? ", " + r.payloadBlockCount() + " blocks" : "");
+              layout.payloadsCompressed() ? "lz4 blocks" : "raw",
+              layout.payloadBytesStored(),
+              layout.payloadBytesUncompressed(),
+              layout.payloadsCompressed() ? ", " + layout.payloadBlockCount() + " blocks" : "");
           out.println("segments:");
-          for (DatabaseReader.SegmentInfo seg : r.segments()) {
+          for (FileLayout.Segment seg : layout.segments()) {
             out.printf(
                 "  %-10s %-16s offset %10d  length %10d%n",
                 seg.kind(), seg.field() == null ? "-" : seg.field(), seg.offset(), seg.length());
@@ -151,6 +152,7 @@ public final class InspectMain implements Runnable {
             tops.add(Facet.top(f.name(), top));
           }
         }
+        List<String> bloomFields = db.layout().map(FileLayout::bloomFilterFields).orElse(List.of());
         Aggregation distinct = db.aggregate(Condition.all(), all, List.of());
         Aggregation best = db.aggregate(Condition.all(), tops, List.of());
         for (int i = 0; i < all.size(); i++) {
@@ -164,9 +166,7 @@ public final class InspectMain implements Runnable {
               counts.field(),
               counts.entries().size(),
               values,
-              db instanceof DatabaseReader r && r.hasBloomFilter(counts.field())
-                  ? ", bloom filter"
-                  : "");
+              bloomFields.contains(counts.field()) ? ", bloom filter" : "");
           for (Aggregation.Entry e : best.facets().get(i).entries()) {
             out.printf("  %s: %d%n", display(e.value()), e.count());
           }
@@ -204,7 +204,7 @@ public final class InspectMain implements Runnable {
         names = "--block-size",
         description =
             "Target size of LZ4 blocks compressed by the merge (default ${DEFAULT-VALUE}).")
-    int blockSize = dev.mosaic.format.impl.PartitionMerge.DEFAULT_BLOCK_SIZE;
+    int blockSize = dev.mosaic.format.DatabaseMerger.DEFAULT_PAYLOAD_BLOCK_SIZE;
 
     @Option(
         names = "--reblock",

@@ -146,6 +146,36 @@ class InspectMainTest {
   }
 
   @Test
+  void aQueryOverSeveralFilesNamesTheFileOfEachHit() throws Exception {
+    Path second = dir.resolve("volvo.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    for (int i = 0; i < 3; i++) {
+      b.add(
+          Document.builder(SCHEMA)
+              .add("id", "v" + i)
+              .add("mark", "volvo")
+              .add("price", -1L)
+              .build());
+    }
+    b.writeTo(second);
+    assertThat(
+            run(
+                "query",
+                "-q",
+                "{\"filter\":{\"in\":{\"mark\":[\"volvo\",\"bmw\"]}},\"orderBy\":[\"price\"],"
+                    + "\"limit\":4,\"payload\":false}",
+                file.toString(),
+                second.toString()))
+        .isZero();
+    String[] lines = out.strip().split("\n");
+    assertThat(lines[0]).isEqualTo("count: 203");
+    for (int i = 1; i <= 3; i++) {
+      assertThat(lines[i]).contains("\"partition\":\"" + second + "\"").doesNotContain("payload");
+    }
+    assertThat(lines[4]).contains("\"partition\":\"" + file + "\"").contains("\"mark\":\"bmw\"");
+  }
+
+  @Test
   void aBadQueryIsReportedPrecisely() {
     assertThat(run("query", "-q", "{\"filter\":{\"eq\":{\"price\":\"cheap\"}}}", file.toString()))
         .isEqualTo(2);

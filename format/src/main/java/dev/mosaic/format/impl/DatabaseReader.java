@@ -510,6 +510,26 @@ public final class DatabaseReader implements Database {
     return result;
   }
 
+  @Override
+  public java.util.Optional<dev.mosaic.format.FileLayout> layout() {
+    return java.util.Optional.of(
+        new dev.mosaic.format.FileLayout(
+            segments().stream()
+                .map(
+                    seg ->
+                        new dev.mosaic.format.FileLayout.Segment(
+                            seg.kind(), seg.field(), seg.offset(), seg.length()))
+                .toList(),
+            payloadsCompressed(),
+            payloadBlockCount(),
+            payloadBytesStored(),
+            payloadBytesUncompressed(),
+            schema.fields().stream()
+                .map(dev.mosaic.format.Field::name)
+                .filter(this::hasBloomFilter)
+                .toList()));
+  }
+
   /** True when the field has a Bloom filter in this partition. */
   public boolean hasBloomFilter(String field) {
     int i = Plan.indexOf(schema, field);
