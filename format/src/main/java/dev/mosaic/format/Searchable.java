@@ -39,8 +39,8 @@ public interface Searchable {
 
   /**
    * As {@link #execute(Query, DocumentProcessor)}, also giving the processor the index of each
-   * document's partition (its position in {@link CompositeDatabase#partitions()}; 0 for a single
-   * {@link Database}), without a lookup per document.
+   * document's partition (its position in {@link CompositeDatabase#partitions()}, the first one for
+   * a partition object listed twice; 0 for a single {@link Database}).
    *
    * @throws IllegalArgumentException as {@link #execute(Query, DocumentProcessor)}
    */
