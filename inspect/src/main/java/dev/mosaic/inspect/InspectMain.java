@@ -361,6 +361,7 @@ public final class InspectMain implements Runnable {
         }
         for (Hit hit : page.hits()) {
           Map<String, Object> d = document(hit.database(), hit.document());
+          d.keySet().removeIf(k -> schema.hasField(k) && !search.fields().contains(k));
           if (!search.payload()) {
             d.remove("payload");
           }

@@ -163,14 +163,17 @@ class InspectMainTest {
                 "query",
                 "-q",
                 "{\"filter\":{\"in\":{\"mark\":[\"volvo\",\"bmw\"]}},\"orderBy\":[\"price\"],"
-                    + "\"limit\":4,\"payload\":false}",
+                    + "\"limit\":4,\"payload\":false,\"fields\":[\"mark\"]}",
                 file.toString(),
                 second.toString()))
         .isZero();
     String[] lines = out.strip().split("\n");
     assertThat(lines[0]).isEqualTo("count: 203");
     for (int i = 1; i <= 3; i++) {
-      assertThat(lines[i]).contains("\"partition\":\"" + second + "\"").doesNotContain("payload");
+      assertThat(lines[i])
+          .contains("\"partition\":\"" + second + "\"")
+          .doesNotContain("payload")
+          .doesNotContain("price");
     }
     assertThat(lines[4]).contains("\"partition\":\"" + file + "\"").contains("\"mark\":\"bmw\"");
   }
