@@ -1,6 +1,7 @@
 package dev.mosaic.format;
 
 import dev.mosaic.format.impl.DatabaseReader;
+import dev.mosaic.format.query.Query;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -91,6 +92,20 @@ public interface Database extends Searchable, Closeable {
 
   /** The comparable bytes of a sortable field of a document (a copy). */
   byte[] sortableBytes(int document, String field);
+
+  /** As {@link #execute(Query, DocumentProcessor)}, every document from partition 0. */
+  @Override
+  default void execute(Query query, HitProcessor processor) {
+    execute(query, (document, database) -> processor.process(0, document, database));
+  }
+
+  /**
+   * The layout of the partition file (segments, payload storage, Bloom filters), or empty for a
+   * database not read by the format itself (a wrapper, say).
+   */
+  default java.util.Optional<FileLayout> layout() {
+    return java.util.Optional.empty();
+  }
 
   /** Size of the underlying file or buffer, in bytes. */
   long sizeInBytes();

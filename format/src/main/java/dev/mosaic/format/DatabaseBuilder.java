@@ -91,6 +91,13 @@ public interface DatabaseBuilder {
    */
   void writeTo(Path file) throws IOException;
 
+  /**
+   * Writes the database to a file (created or truncated), forcing it to disk or not as {@code sync}
+   * says, whatever {@link #fsync(boolean)} was set to: a bulk build whose caller syncs once writes
+   * each file with {@link FileSync#CALLER_SYNCS}.
+   */
+  void writeTo(Path file, FileSync sync) throws IOException;
+
   /** The database as bytes. */
   byte[] toByteArray();
 }

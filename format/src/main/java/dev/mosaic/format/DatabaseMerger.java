@@ -40,6 +40,9 @@ import java.util.Set;
  * merge.
  */
 public final class DatabaseMerger {
+  /** Target size of the LZ4 payload blocks a merge compresses, unless configured otherwise. */
+  public static final int DEFAULT_PAYLOAD_BLOCK_SIZE = PartitionMerge.DEFAULT_BLOCK_SIZE;
+
   private final List<Object> inputs;
   private final Path output;
   private final PayloadCompression compression;

@@ -97,6 +97,23 @@ public final class Document {
       return this;
     }
 
+    /**
+     * Adds a value to a field through its typed handle, so that the value's Java type is checked at
+     * compile time ({@code add(year, 2015L)} on an {@code IntField} does not compile); otherwise as
+     * {@link #add(String, Object)}.
+     *
+     * @throws IllegalArgumentException when this document's schema has no field of the handle's
+     *     name and type, or as {@link #add(String, Object)}
+     */
+    public <T> Builder add(dev.mosaic.format.typed.TypedField<T> field, T value) {
+      Field f = schema.field(field.name());
+      if (!f.equals(field.field())) {
+        throw new IllegalArgumentException(
+            "field '" + field.name() + "' is " + f + " in this schema, not " + field.field());
+      }
+      return add(field.name(), value);
+    }
+
     /** Adds every value of {@code values} to a field, as {@link #add} does one by one. */
     public Builder addAll(String field, Iterable<?> values) {
       for (Object v : values) {

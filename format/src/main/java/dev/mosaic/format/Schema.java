@@ -67,6 +67,45 @@ public final class Schema {
     return f;
   }
 
+  /**
+   * The typed handle of an INT field.
+   *
+   * @throws IllegalArgumentException when there is no such field or it has another type
+   */
+  public dev.mosaic.format.typed.IntField intField(String name) {
+    return dev.mosaic.format.typed.IntField.of(this, name);
+  }
+
+  /** The typed handle of a LONG field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.LongField longField(String name) {
+    return dev.mosaic.format.typed.LongField.of(this, name);
+  }
+
+  /** The typed handle of a DOUBLE field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.DoubleField doubleField(String name) {
+    return dev.mosaic.format.typed.DoubleField.of(this, name);
+  }
+
+  /** The typed handle of a BOOLEAN field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.BooleanField booleanField(String name) {
+    return dev.mosaic.format.typed.BooleanField.of(this, name);
+  }
+
+  /** The typed handle of a STRING field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.StringField stringField(String name) {
+    return dev.mosaic.format.typed.StringField.of(this, name);
+  }
+
+  /** The typed handle of a TIMESTAMP field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.TimestampField timestampField(String name) {
+    return dev.mosaic.format.typed.TimestampField.of(this, name);
+  }
+
+  /** The typed handle of a BYTES field; throws as {@link #intField}. */
+  public dev.mosaic.format.typed.BytesField bytesField(String name) {
+    return dev.mosaic.format.typed.BytesField.of(this, name);
+  }
+
   /** True when a field of that name exists. */
   public boolean hasField(String name) {
     return byName.containsKey(name);

@@ -38,6 +38,45 @@ public interface Searchable {
   void execute(Query query, DocumentProcessor processor);
 
   /**
+   * As {@link #execute(Query, DocumentProcessor)}, also giving the processor the index of each
+   * document's partition (its position in {@link CompositeDatabase#partitions()}, the first one for
+   * a partition object listed twice; 0 for a single {@link Database}).
+   *
+   * @throws IllegalArgumentException as {@link #execute(Query, DocumentProcessor)}
+   */
+  void execute(Query query, HitProcessor processor);
+
+  /**
+   * A page of the query and its total count in one call: the matches in query order after {@code
+   * skip}, at most {@code limit}, and the number of every match of the condition. See {@link
+   * #page(Query, List, List)}.
+   */
+  default Page page(Query query) {
+    return page(query, List.of(), List.of());
+  }
+
+  /**
+   * A page of the query, its total count, and facet counts and field statistics over every match,
+   * with the condition evaluated once per partition for all of them (where {@link #count}, {@link
+   * #aggregate} and {@link #execute} would evaluate it once each). NOTE: the page is collected in a
+   * list, so give the query a limit; for an ordered query each partition sorts its own first {@code
+   * skip + limit} matches (no partition is skipped, as every one must be counted anyway). The
+   * default implementation, for searchables other than the format's own, aggregates and executes
+   * separately.
+   *
+   * @throws IllegalArgumentException as {@link #execute} and {@link #aggregate}
+   */
+  default Page page(Query query, List<Facet> facets, List<Stats> stats) {
+    Aggregation aggregation = aggregate(query.condition(), facets, stats);
+    List<Hit> hits = new java.util.ArrayList<>();
+    execute(
+        query,
+        (int partition, int document, Database database) ->
+            hits.add(new Hit(partition, document, database)));
+    return new Page(aggregation.count(), hits, aggregation);
+  }
+
+  /**
    * Facet counts and field statistics over the documents matching {@code condition}, in one pass
    * over the partitions (the condition is evaluated once per partition for every request).
    *

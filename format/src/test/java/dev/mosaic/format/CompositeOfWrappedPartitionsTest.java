@@ -73,7 +73,7 @@ class CompositeOfWrappedPartitionsTest {
   }
 
   /** Delegates everything, passing itself to processors. */
-  private record Wrapper(Database inner) implements Database {
+  record Wrapper(Database inner) implements Database {
     @Override
     public Schema schema() {
       return inner.schema();

@@ -7,12 +7,19 @@ import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.FileLayout;
+import dev.mosaic.format.Hit;
+import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
-import dev.mosaic.format.impl.DatabaseReader;
+import dev.mosaic.format.json.InvalidQueryException;
+import dev.mosaic.format.json.QueryCodec;
+import dev.mosaic.format.json.RequestLimits;
+import dev.mosaic.format.json.SearchRequest;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -100,15 +107,16 @@ public final class InspectMain implements Runnable {
         for (Field f : s.fields()) {
           out.printf("  %s %s %s%n", f.name(), f.type(), f.role());
         }
-        if (db instanceof DatabaseReader r) {
+        if (db.layout().isPresent()) {
+          FileLayout layout = db.layout().get();
           out.printf(
               "payloads: %s, %d bytes stored, %d bytes uncompressed%s%n",
-              r.payloadsCompressed() ? "lz4 blocks" : "raw",
-              r.payloadBytesStored(),
-              r.payloadBytesUncompressed(),
-              r.payloadsCompressed() ? ", " + r.payloadBlockCount() + " blocks" : "");
+              layout.payloadsCompressed() ? "lz4 blocks" : "raw",
+              layout.payloadBytesStored(),
+              layout.payloadBytesUncompressed(),
+              layout.payloadsCompressed() ? ", " + layout.payloadBlockCount() + " blocks" : "");
           out.println("segments:");
-          for (DatabaseReader.SegmentInfo seg : r.segments()) {
+          for (FileLayout.Segment seg : layout.segments()) {
             out.printf(
                 "  %-10s %-16s offset %10d  length %10d%n",
                 seg.kind(), seg.field() == null ? "-" : seg.field(), seg.offset(), seg.length());
@@ -144,6 +152,7 @@ public final class InspectMain implements Runnable {
             tops.add(Facet.top(f.name(), top));
           }
         }
+        List<String> bloomFields = db.layout().map(FileLayout::bloomFilterFields).orElse(List.of());
         Aggregation distinct = db.aggregate(Condition.all(), all, List.of());
         Aggregation best = db.aggregate(Condition.all(), tops, List.of());
         for (int i = 0; i < all.size(); i++) {
@@ -157,9 +166,7 @@ public final class InspectMain implements Runnable {
               counts.field(),
               counts.entries().size(),
               values,
-              db instanceof DatabaseReader r && r.hasBloomFilter(counts.field())
-                  ? ", bloom filter"
-                  : "");
+              bloomFields.contains(counts.field()) ? ", bloom filter" : "");
           for (Aggregation.Entry e : best.facets().get(i).entries()) {
             out.printf("  %s: %d%n", display(e.value()), e.count());
           }
@@ -197,7 +204,7 @@ public final class InspectMain implements Runnable {
         names = "--block-size",
         description =
             "Target size of LZ4 blocks compressed by the merge (default ${DEFAULT-VALUE}).")
-    int blockSize = dev.mosaic.format.impl.PartitionMerge.DEFAULT_BLOCK_SIZE;
+    int blockSize = dev.mosaic.format.DatabaseMerger.DEFAULT_PAYLOAD_BLOCK_SIZE;
 
     @Option(
         names = "--reblock",
@@ -305,7 +312,11 @@ public final class InspectMain implements Runnable {
     return doc;
   }
 
-  @Command(name = "query", description = "Runs a JSON query over one or more files.")
+  @Command(
+      name = "query",
+      description =
+          "Runs a JSON query over one or more files, in the query language of the searcher"
+              + " (searcher/QUERY.md).")
   static final class QueryCommand implements Callable<Integer> {
     @Spec CommandLine.Model.CommandSpec spec;
 
@@ -315,7 +326,9 @@ public final class InspectMain implements Runnable {
     @Option(
         names = {"-q", "--query"},
         required = true,
-        description = "The query as JSON, e.g. {\"where\":{\"eq\":{\"mark\":\"bmw\"}},\"limit\":5}")
+        description =
+            "The search as JSON (searcher/QUERY.md), e.g."
+                + " {\"filter\":{\"eq\":{\"mark\":\"bmw\"}},\"orderBy\":[\"-price\"],\"limit\":5}")
     String json;
 
     @Option(names = "--explain", description = "Print each step's matching count and time.")
@@ -331,27 +344,31 @@ public final class InspectMain implements Runnable {
         }
         Schema schema = dbs.get(0).schema();
         CompositeDatabase composite = CompositeDatabase.of(schema, dbs);
-        Query query;
+        SearchRequest search;
         try {
-          query = JsonQueryForm.parse(json, schema);
-        } catch (IllegalArgumentException e) {
+          search =
+              QueryCodec.decodeSearch(
+                  json.getBytes(StandardCharsets.UTF_8), schema, RequestLimits.NONE);
+        } catch (InvalidQueryException e) {
           spec.commandLine().getErr().println("bad query: " + e.getMessage());
           return 2;
         }
-        out.printf("count: %d%n", composite.count(query));
-        composite.execute(
-            query,
-            (doc, db) -> {
-              Map<String, Object> d = document(db, doc);
-              d.put("partition", files.get(dbs.indexOf(db)).toString());
-              try {
-                out.println(JSON.writeValueAsString(d));
-              } catch (Exception e) {
-                throw new IllegalStateException(e);
-              }
-              return true;
-            });
-        if (explain) {
+        Query query = search.query();
+        Page page = composite.page(query, search.facets(), search.stats());
+        out.printf("count: %d%n", page.total());
+        if (!search.facets().isEmpty() || !search.stats().isEmpty()) {
+          out.println("aggregation: " + JSON.writeValueAsString(page.aggregation()));
+        }
+        for (Hit hit : page.hits()) {
+          Map<String, Object> d = document(hit.database(), hit.document());
+          d.keySet().removeIf(k -> schema.hasField(k) && !search.fields().contains(k));
+          if (!search.payload()) {
+            d.remove("payload");
+          }
+          d.put("partition", files.get(hit.partition()).toString());
+          out.println(JSON.writeValueAsString(d));
+        }
+        if (explain || search.explain()) {
           out.println("explain:");
           out.print(composite.explain(query).toText());
         }

@@ -109,8 +109,8 @@ class InspectMainTest {
   @Test
   void queryRunsJsonWithExplain() {
     String q =
-        "{\"where\":{\"and\":[{\"eq\":{\"mark\":\"bmw\"}},{\"lt\":{\"price\":10000}}]},"
-            + "\"orderBy\":[{\"field\":\"price\",\"desc\":true}],\"limit\":2}";
+        "{\"filter\":{\"and\":[{\"eq\":{\"mark\":\"bmw\"}},{\"lt\":{\"price\":10000}}]},"
+            + "\"orderBy\":[{\"field\":\"price\",\"order\":\"desc\"}],\"limit\":2}";
     assertThat(run("query", "--explain", "-q", q, file.toString())).isZero();
     assertThat(out)
         .contains("count: 5")
@@ -123,7 +123,7 @@ class InspectMainTest {
             run(
                 "query",
                 "-q",
-                "{\"where\":{\"eq\":{\"id\":\"nope\"}}}",
+                "{\"filter\":{\"eq\":{\"id\":\"nope\"}}}",
                 "--explain",
                 file.toString()))
         .isZero();
@@ -131,12 +131,67 @@ class InspectMainTest {
   }
 
   @Test
+  void queryComputesFacetsOverEveryMatch() {
+    assertThat(
+            run(
+                "query",
+                "-q",
+                "{\"filter\":{\"lt\":{\"price\":10000}},\"facets\":[\"mark\"]," + "\"limit\":0}",
+                file.toString()))
+        .isZero();
+    assertThat(out)
+        .contains("count: 10")
+        .contains("aggregation: ")
+        .contains("{\"value\":\"bmw\",\"count\":5}");
+  }
+
+  @Test
+  void aQueryOverSeveralFilesNamesTheFileOfEachHit() throws Exception {
+    Path second = dir.resolve("volvo.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
+    for (int i = 0; i < 3; i++) {
+      b.add(
+          Document.builder(SCHEMA)
+              .add("id", "v" + i)
+              .add("mark", "volvo")
+              .add("price", -1L)
+              .build());
+    }
+    b.writeTo(second);
+    assertThat(
+            run(
+                "query",
+                "-q",
+                "{\"filter\":{\"in\":{\"mark\":[\"volvo\",\"bmw\"]}},\"orderBy\":[\"price\"],"
+                    + "\"limit\":4,\"payload\":false,\"fields\":[\"mark\"]}",
+                file.toString(),
+                second.toString()))
+        .isZero();
+    String[] lines = out.strip().split("\n");
+    assertThat(lines[0]).isEqualTo("count: 203");
+    for (int i = 1; i <= 3; i++) {
+      assertThat(lines[i])
+          .contains("\"partition\":\"" + second + "\"")
+          .doesNotContain("payload")
+          .doesNotContain("price");
+    }
+    assertThat(lines[4]).contains("\"partition\":\"" + file + "\"").contains("\"mark\":\"bmw\"");
+  }
+
+  @Test
   void aBadQueryIsReportedPrecisely() {
-    assertThat(run("query", "-q", "{\"where\":{\"eq\":{\"price\":\"cheap\"}}}", file.toString()))
+    assertThat(run("query", "-q", "{\"filter\":{\"eq\":{\"price\":\"cheap\"}}}", file.toString()))
         .isEqualTo(2);
-    assertThat(err).contains("'price' takes a long");
-    assertThat(run("query", "-q", "{\"where\":{\"near\":{}}}", file.toString())).isEqualTo(2);
-    assertThat(err).contains("unknown operator 'near'");
+    assertThat(err)
+        .contains(
+            "filter.eq.price: field 'price' is LONG and needs a 64-bit integer, got the string"
+                + " \"cheap\"");
+    assertThat(run("query", "-q", "{\"filter\":{\"near\":{}}}", file.toString())).isEqualTo(2);
+    assertThat(err).contains("filter: unknown operator 'near'");
+    // the query language is the searcher's: the old "where" spelling is refused, naming "filter"
+    assertThat(run("query", "-q", "{\"where\":{\"all\":{}}}", file.toString())).isEqualTo(2);
+    assertThat(err)
+        .contains("unknown key 'where'; allowed keys are [explain, facets, fields, filter");
   }
 
   @Test
@@ -161,7 +216,7 @@ class InspectMainTest {
         .contains("format version 2")
         .contains("bloom filters: id");
     assertThat(run("verify", merged.toString())).isZero();
-    assertThat(run("query", "-q", "{\"where\":{\"eq\":{\"mark\":\"volvo\"}}}", merged.toString()))
+    assertThat(run("query", "-q", "{\"filter\":{\"eq\":{\"mark\":\"volvo\"}}}", merged.toString()))
         .isZero();
     assertThat(out).contains("count: 10");
     assertThat(run("dump", "--from", "400", "--limit", "1", merged.toString())).isZero();

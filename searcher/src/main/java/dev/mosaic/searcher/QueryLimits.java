@@ -1,8 +1,7 @@
 package dev.mosaic.searcher;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import dev.mosaic.format.json.RequestLimits;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -13,13 +12,14 @@ import java.util.Objects;
  * fields, and wall time per query (counted from the request's arrival, so time waiting for a query
  * thread counts).
  *
- * <p>Structural limits are checked on the JSON before the query is built; the time budget is
- * checked while the query waits for a thread, between documents while hits are produced and after
- * the count and aggregation, so a query over budget is cancelled there and answered 400 with a
- * message naming the budget. Every refusal names the limit ({@code maxFacets}, ...) and its value.
- * NOTE: a count or aggregation over one partition is not interrupted midway; its cost is bounded by
- * the structural limits. Documents skipped by {@code skip} are not visited one by one by the
- * caller, so {@code maxResultWindow} is what bounds their cost.
+ * <p>Structural limits are checked by the format's query codec while it decodes ({@link
+ * #request()}); the time budget is checked while the query waits for a thread, between documents
+ * while hits are produced and after the count and aggregation, so a query over budget is cancelled
+ * there and answered 400 with a message naming the budget. Every refusal names the limit ({@code
+ * maxFacets}, ...) and its value. NOTE: a count or aggregation over one partition is not
+ * interrupted midway; its cost is bounded by the structural limits. Documents skipped by {@code
+ * skip} are not visited one by one by the caller, so {@code maxResultWindow} is what bounds their
+ * cost.
  *
  * <p>Thread safety: immutable.
  *
@@ -58,16 +58,18 @@ public record QueryLimits(
 
   /** Checks every bound is positive and the result window holds the largest limit. */
   public QueryLimits {
-    positive(maxLimit, "maxLimit");
-    positive(maxResultWindow, "maxResultWindow");
-    positive(maxClauses, "maxClauses");
-    positive(maxDepth, "maxDepth");
-    positive(maxInValues, "maxInValues");
-    positive(maxFacets, "maxFacets");
-    positive(maxFacetValues, "maxFacetValues");
-    positive(maxStats, "maxStats");
-    positive(maxOrderBy, "maxOrderBy");
-    positive(maxFields, "maxFields");
+    // the structural bounds are the codec's; it checks each is positive, naming it
+    new RequestLimits(
+        maxLimit,
+        maxResultWindow,
+        maxClauses,
+        maxDepth,
+        maxInValues,
+        maxFacets,
+        maxFacetValues,
+        maxStats,
+        maxOrderBy,
+        maxFields);
     Objects.requireNonNull(timeBudget, "timeBudget");
     if (timeBudget.isNegative() || timeBudget.isZero()) {
       throw new IllegalArgumentException("timeBudget must be positive, got " + timeBudget);
@@ -98,102 +100,21 @@ public record QueryLimits(
         timeBudget);
   }
 
-  private static void positive(int v, String name) {
-    if (v < 1) {
-      throw new IllegalArgumentException(name + " must be >= 1, got " + v);
-    }
-  }
-
   /**
-   * Refuses a list longer than its limit.
-   *
-   * @param path the JSON path of the list ({@code facets}, {@code orderBy}...)
-   * @param size its length
-   * @param max the limit
-   * @param name the limit's name, as the error shows it
-   * @throws BadQueryException naming the limit
+   * The structural bounds (everything but the time budget), as the format's query codec checks them
+   * while it decodes.
    */
-  static void checkCount(String path, int size, int max, String name) {
-    if (size > max) {
-      throw new BadQueryException(
-          path + ": " + size + " entries is over the maximum of " + max + " (" + name + ")");
-    }
-  }
-
-  /**
-   * Refuses a search whose {@code skip + limit} is over {@link #maxResultWindow()}.
-   *
-   * @throws BadQueryException naming the limit
-   */
-  void checkWindow(int skip, int limit) {
-    if ((long) skip + limit > maxResultWindow) {
-      throw new BadQueryException(
-          "skip: skip + limit = "
-              + ((long) skip + limit)
-              + " is over the maximum result window of "
-              + maxResultWindow
-              + " (maxResultWindow); narrow the filter instead of paging this deep");
-    }
-  }
-
-  /**
-   * Checks a filter's JSON against the structural limits before it is parsed.
-   *
-   * @throws BadQueryException naming the limit and where it was exceeded
-   */
-  void checkFilter(JsonNode filter) {
-    if (filter == null) {
-      return;
-    }
-    int[] clauses = new int[1];
-    walk(filter, "filter", 1, clauses);
-  }
-
-  private void walk(JsonNode n, String path, int depth, int[] clauses) {
-    if (n == null || !n.isObject() || n.size() != 1) {
-      return; // the parser names the problem precisely
-    }
-    if (depth > maxDepth) {
-      throw new BadQueryException(
-          path + ": conditions nest deeper than the maximum depth of " + maxDepth + " (maxDepth)");
-    }
-    if (++clauses[0] > maxClauses) {
-      throw new BadQueryException(
-          path
-              + ": the filter has more than the maximum of "
-              + maxClauses
-              + " clauses (maxClauses)");
-    }
-    Map.Entry<String, JsonNode> e = n.properties().iterator().next();
-    String op = e.getKey();
-    JsonNode arg = e.getValue();
-    String here = path + "." + op;
-    switch (op) {
-      case "and", "or" -> {
-        if (arg.isArray()) {
-          for (int i = 0; i < arg.size(); i++) {
-            walk(arg.get(i), here + "[" + i + "]", depth + 1, clauses);
-          }
-        }
-      }
-      case "not" -> walk(arg, here, depth + 1, clauses);
-      case "in" -> {
-        if (arg.isObject() && arg.size() == 1) {
-          Map.Entry<String, JsonNode> f = arg.properties().iterator().next();
-          if (f.getValue().isArray() && f.getValue().size() > maxInValues) {
-            throw new BadQueryException(
-                here
-                    + "."
-                    + f.getKey()
-                    + ": "
-                    + f.getValue().size()
-                    + " values is over the maximum of "
-                    + maxInValues
-                    + " in one in list (maxInValues)");
-          }
-        }
-      }
-      default -> {}
-    }
+  public RequestLimits request() {
+    return new RequestLimits(
+        maxLimit,
+        maxResultWindow,
+        maxClauses,
+        maxDepth,
+        maxInValues,
+        maxFacets,
+        maxFacetValues,
+        maxStats,
+        maxOrderBy,
+        maxFields);
   }
 }

@@ -9,7 +9,11 @@ import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Explanation;
 import dev.mosaic.format.FieldType;
+import dev.mosaic.format.Hit;
+import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.json.CountRequest;
+import dev.mosaic.format.json.SearchRequest;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
@@ -173,7 +177,7 @@ public final class SearchService {
     checkBudget(deadline, "waiting for a query thread");
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
-      JsonQuery.Count c = JsonQuery.parseCount(json, db.schema(), limits);
+      CountRequest c = JsonQuery.parseCount(json, db.schema(), limits);
       Aggregation aggregation = null;
       long total;
       if (c.facets().isEmpty() && c.stats().isEmpty()) {
@@ -199,28 +203,45 @@ public final class SearchService {
   private Aggregation aggregateChecked(
       CompositeDatabase db, Condition condition, List<Facet> facets, List<Stats> stats) {
     try {
-      Aggregation a = db.aggregate(condition, facets, stats);
-      for (int i = 0; i < a.facets().size(); i++) {
-        int values = a.facets().get(i).entries().size();
-        if (values > limits.maxFacetValues()) {
-          throw new BadQueryException(
-              "facets["
-                  + i
-                  + "]: field '"
-                  + a.facets().get(i).field()
-                  + "' has "
-                  + values
-                  + " values among the matches, over the maximum of "
-                  + limits.maxFacetValues()
-                  + " (maxFacetValues); ask for \"top\" instead of \"all\"");
-        }
-      }
-      return a;
+      return checkFacetSizes(db.aggregate(condition, facets, stats));
     } catch (BadQueryException e) {
       throw e;
     } catch (IllegalArgumentException e) {
       throw new BadQueryException(e.getMessage(), e);
     }
+  }
+
+  private Page pageChecked(
+      CompositeDatabase db, Query query, List<Facet> facets, List<Stats> stats) {
+    try {
+      Page page = db.page(query, facets, stats);
+      checkFacetSizes(page.aggregation());
+      return page;
+    } catch (BadQueryException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new BadQueryException(e.getMessage(), e);
+    }
+  }
+
+  /** Refuses an {@code all} facet that returned more values than {@code maxFacetValues}. */
+  private Aggregation checkFacetSizes(Aggregation a) {
+    for (int i = 0; i < a.facets().size(); i++) {
+      int values = a.facets().get(i).entries().size();
+      if (values > limits.maxFacetValues()) {
+        throw new BadQueryException(
+            "facets["
+                + i
+                + "]: field '"
+                + a.facets().get(i).field()
+                + "' has "
+                + values
+                + " values among the matches, over the maximum of "
+                + limits.maxFacetValues()
+                + " (maxFacetValues); ask for \"top\" instead of \"all\"");
+      }
+    }
+    return a;
   }
 
   private static void writeAggregation(JsonGenerator gen, Aggregation a) throws IOException {
@@ -312,15 +333,11 @@ public final class SearchService {
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
-      JsonQuery.Search s = JsonQuery.parseSearch(json, schema, limits);
-      Aggregation aggregation = null;
-      long total;
-      if (s.facets().isEmpty() && s.stats().isEmpty()) {
-        total = countChecked(db, s.query());
-      } else {
-        aggregation = aggregateChecked(db, s.query().condition(), s.facets(), s.stats());
-        total = aggregation.count();
-      }
+      SearchRequest s = JsonQuery.parseSearch(json, schema, limits);
+      // one evaluation of the filter per partition gives the total, the facets and stats, and the
+      // page
+      Page page = pageChecked(db, s.query(), s.facets(), s.stats());
+      Aggregation aggregation = page.aggregation();
       checkBudget(deadline, "counting the matches");
       Optional<Descriptor> type = payloads.descriptor(schema.payloadType());
       FieldType[] types =
@@ -329,31 +346,11 @@ public final class SearchService {
       try (JsonGenerator gen = JSON.createGenerator(out, JsonEncoding.UTF8)) {
         gen.writeStartObject();
         gen.writeNumberField("generation", g.id());
-        gen.writeNumberField("total", total);
+        gen.writeNumberField("total", page.total());
         gen.writeArrayFieldStart("hits");
-        if (s.query().limit() > 0 && total > s.query().skip()) {
-          IOException[] failure = new IOException[1];
-          try {
-            db.execute(
-                s.query(),
-                (doc, part) -> {
-                  checkBudget(deadline, "producing hits");
-                  try {
-                    writeHit(gen, g, doc, part, s.fields(), types, s.payload(), type);
-                    return true;
-                  } catch (IOException e) {
-                    failure[0] = e;
-                    return false;
-                  }
-                });
-          } catch (BadQueryException e) {
-            throw e;
-          } catch (IllegalArgumentException e) {
-            throw new BadQueryException(e.getMessage(), e);
-          }
-          if (failure[0] != null) {
-            throw failure[0];
-          }
+        for (Hit hit : page.hits()) {
+          checkBudget(deadline, "producing hits");
+          writeHit(gen, g, hit.document(), hit.database(), s.fields(), types, s.payload(), type);
         }
         gen.writeEndArray();
         writeAggregation(gen, aggregation);

@@ -195,13 +195,25 @@ final class Aggregator {
    */
   void add(DatabaseReader db, int[] resolved) {
     db.ensureOpen();
-    Matches m = db.evaluate(condition, resolved);
+    addMatches(db, db.evaluate(condition, resolved));
+  }
+
+  /**
+   * Adds the matches of {@link #condition()} in the composite's partition {@code partition},
+   * evaluated by the caller (who may use them again: they are only read); returns their count.
+   */
+  long add(DatabaseReader db, Matches m, int partition) {
+    this.partition = partition;
+    return addMatches(db, m);
+  }
+
+  private long addMatches(DatabaseReader db, Matches m) {
     if (m.kind == Matches.NONE) {
-      return;
+      return 0;
     }
     long matches = db.count(m);
     if (matches == 0) {
-      return;
+      return 0;
     }
     count += matches;
     long[] filter = null;
@@ -214,6 +226,7 @@ final class Aggregator {
     for (int i = 0; i < statsFields.length; i++) {
       stats(i, db, db.field(statsFields[i]), m, filter, matches);
     }
+    return matches;
   }
 
   private void facet(

@@ -3,9 +3,13 @@ package dev.mosaic.format.impl;
 import static dev.mosaic.format.impl.FileFormat.BIG_INT;
 import static dev.mosaic.format.impl.FileFormat.BIG_LONG;
 
+import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DocumentProcessor;
+import dev.mosaic.format.Hit;
+import dev.mosaic.format.HitProcessor;
+import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Query;
 import java.lang.foreign.MemorySegment;
@@ -399,6 +403,110 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   /**
+   * The index of each listed partition object (the first listing when one is listed twice), built
+   * on first use; immutable once published.
+   */
+  private volatile java.util.Map<Database, Integer> indexes;
+
+  @Override
+  public void execute(Query query, HitProcessor processor) {
+    java.util.Map<Database, Integer> byDatabase = indexes;
+    if (byDatabase == null) {
+      java.util.Map<Database, Integer> map = new java.util.IdentityHashMap<>();
+      for (int i = 0; i < partitions.size(); i++) {
+        map.putIfAbsent(partitions.get(i), i);
+      }
+      indexes = byDatabase = java.util.Collections.unmodifiableMap(map);
+    }
+    java.util.Map<Database, Integer> index = byDatabase;
+    execute(query, (doc, db) -> processor.process(index.get(db), doc, db));
+  }
+
+  /**
+   * One evaluation of the condition per partition feeds the total, the aggregation and the page:
+   * for an ordered query each partition's first {@code skip + limit} matches in order are merged;
+   * otherwise matches are taken in partition order. Partitions that are not read directly are
+   * counted, aggregated and paged through their public methods.
+   */
+  @Override
+  public Page page(
+      Query query,
+      List<dev.mosaic.format.query.Facet> facets,
+      List<dev.mosaic.format.query.Stats> stats) {
+    Plan plan = Plan.compile(schema, query);
+    Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
+    Plan.Node condition = aggregator.condition();
+    List<Hit> hits = new ArrayList<>();
+    List<Cursor> cursors = new ArrayList<>();
+    int k = plan.wanted();
+    long skip = plan.skip;
+    long limit = plan.limit;
+    ensurePartitionsOpen();
+    if (dictionary != null) {
+      aggregator.useDictionaries(dictionary);
+    }
+    CompositeDictionary.Walk walk = walk(condition);
+    for (int i = walk.next(); i >= 0; i = walk.next()) {
+      int partition = i;
+      DocumentProcessor collect =
+          (doc, db) -> hits.add(new Hit(partition, doc, partitions.get(partition)));
+      DatabaseReader r = readers[i];
+      if (r == null) {
+        Database d = partitions.get(i);
+        aggregator.addForeign(d, query.condition());
+        if (plan.limit == 0) {
+          continue;
+        }
+        if (plan.ordered()) {
+          Cursor c = cursor(i, query, plan, k);
+          if (c != null) {
+            cursors.add(c);
+          }
+        } else if (limit > 0) {
+          long c = d.count(query);
+          if (skip >= c) {
+            skip -= c;
+            continue;
+          }
+          limit -= emitForeign(d, query, skip, limit, collect);
+          skip = 0;
+        }
+        continue;
+      }
+      r.ensureOpen();
+      Matches m = r.evaluate(condition, walk.resolved);
+      long c = aggregator.add(r, m, i);
+      if (c == 0 || plan.limit == 0) {
+        continue;
+      }
+      if (plan.ordered()) {
+        int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
+        if (docs.length > 0) {
+          cursors.add(new Cursor(i, r, null, docs, plan.orderFields, partitions.get(i)));
+        }
+      } else if (limit > 0) {
+        if (skip >= c) {
+          skip -= c;
+          continue;
+        }
+        limit -= r.emitInDocumentOrder(m, skip, limit, collect);
+        skip = 0;
+      }
+    }
+    if (!cursors.isEmpty()) {
+      mergeCursors(
+          cursors,
+          plan,
+          (partition, doc, db) -> {
+            hits.add(new Hit(partition, doc, db));
+            return true;
+          });
+    }
+    Aggregation aggregation = aggregator.result();
+    return new Page(aggregation.count(), hits, aggregation);
+  }
+
+  /**
    * Runs a page of {@code query} on a partition that is not read directly, through its public
    * {@code execute}; returns the documents emitted, or {@link DatabaseReader#STOPPED} when the
    * processor stopped.
@@ -716,6 +824,13 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** K-way merge of the partitions' sorted candidates, honouring skip and limit. */
   private void mergeCursors(List<Cursor> cursors, Plan plan, DocumentProcessor processor) {
+    mergeCursors(cursors, plan, (partition, doc, db) -> processor.process(doc, db));
+  }
+
+  /**
+   * {@link #mergeCursors(List, Plan, DocumentProcessor)} giving each document's partition index.
+   */
+  private void mergeCursors(List<Cursor> cursors, Plan plan, HitProcessor processor) {
     for (Cursor c : cursors) {
       c.load();
     }
@@ -734,7 +849,7 @@ public final class CompositeReader implements CompositeDatabase {
         skip--;
       } else {
         limit--;
-        if (!processor.process(doc, top.listed)) {
+        if (!processor.process(top.partition, doc, top.listed)) {
           return;
         }
       }

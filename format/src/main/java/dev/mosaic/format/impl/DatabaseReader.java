@@ -510,6 +510,26 @@ public final class DatabaseReader implements Database {
     return result;
   }
 
+  @Override
+  public java.util.Optional<dev.mosaic.format.FileLayout> layout() {
+    return java.util.Optional.of(
+        new dev.mosaic.format.FileLayout(
+            segments().stream()
+                .map(
+                    seg ->
+                        new dev.mosaic.format.FileLayout.Segment(
+                            seg.kind(), seg.field(), seg.offset(), seg.length()))
+                .toList(),
+            payloadsCompressed(),
+            payloadBlockCount(),
+            payloadBytesStored(),
+            payloadBytesUncompressed(),
+            schema.fields().stream()
+                .map(dev.mosaic.format.Field::name)
+                .filter(this::hasBloomFilter)
+                .toList()));
+  }
+
   /** True when the field has a Bloom filter in this partition. */
   public boolean hasBloomFilter(String field) {
     int i = Plan.indexOf(schema, field);
@@ -671,6 +691,25 @@ public final class DatabaseReader implements Database {
     return aggregator.result();
   }
 
+  /** The total, aggregation and page from one evaluation of the condition. */
+  @Override
+  public dev.mosaic.format.Page page(
+      Query query,
+      java.util.List<dev.mosaic.format.query.Facet> facets,
+      java.util.List<dev.mosaic.format.query.Stats> stats) {
+    Plan plan = Plan.compile(schema, query);
+    Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
+    ensureOpen();
+    Matches m = evaluate(aggregator.condition());
+    long total = aggregator.add(this, m, -1);
+    java.util.List<dev.mosaic.format.Hit> hits = new java.util.ArrayList<>();
+    if (total > 0 && plan.limit > 0) {
+      emit(plan, m, (doc, db) -> hits.add(new dev.mosaic.format.Hit(0, doc, this)));
+    }
+    dev.mosaic.format.Aggregation aggregation = aggregator.result();
+    return new dev.mosaic.format.Page(aggregation.count(), hits, aggregation);
+  }
+
   @Override
   public dev.mosaic.format.Explanation explain(Query query) {
     Plan plan = Plan.compile(schema, query);
@@ -703,7 +742,11 @@ public final class DatabaseReader implements Database {
     if (plan.limit == 0) {
       return;
     }
-    Matches m = evaluate(plan.condition);
+    emit(plan, evaluate(plan.condition), processor);
+  }
+
+  /** Emits the plan's page of matches {@code m} of its condition. */
+  private void emit(Plan plan, Matches m, DocumentProcessor processor) {
     if (m.kind == Matches.NONE) {
       return;
     }

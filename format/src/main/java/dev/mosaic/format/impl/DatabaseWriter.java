@@ -5,6 +5,7 @@ import static dev.mosaic.format.impl.FileFormat.*;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.FileSync;
 import dev.mosaic.format.PayloadCompression;
 import dev.mosaic.format.Schema;
 import it.unimi.dsi.fastutil.bytes.ByteArrays;
@@ -159,6 +160,11 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public void writeTo(Path file) throws IOException {
+    writeTo(file, fsync ? FileSync.FORCE : FileSync.CALLER_SYNCS);
+  }
+
+  @Override
+  public void writeTo(Path file, FileSync sync) throws IOException {
     try (FileChannel ch =
         FileChannel.open(
             file,
@@ -166,7 +172,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
             StandardOpenOption.WRITE,
             StandardOpenOption.TRUNCATE_EXISTING)) {
       writeTo(ch);
-      if (fsync) {
+      if (sync == FileSync.FORCE) {
         ch.force(true);
       }
     }
