@@ -149,7 +149,7 @@ const Mosaic = {
   // A line chart as inline SVG over [t0, t1] (epoch ms): series = [{name, color, points: [[t, v], ...]}];
   // null values break the line.
   chart(svg, series, t0, t1, format) {
-    const W = 560, H = 170, L = 56, R = 10, T = 8, B = 34;
+    const W = 430, H = 170, L = 56, R = 10, T = 8, B = 34;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     svg.setAttribute('width', W); svg.setAttribute('height', H);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -177,7 +177,7 @@ const Mosaic = {
       add('text', { x: x(t), y: H - B + 13, 'font-size': 10, fill: '#666', 'text-anchor': 'middle' },
         ago === 0 ? 'now' : (ago >= 120 ? '-' + Math.round(ago / 60) + ' min' : '-' + ago + ' s'));
     }
-    let legendX = L;
+    let legendX = 4;
     for (const s of series) {
       let seg = [];
       const segs = [seg];
@@ -196,7 +196,7 @@ const Mosaic = {
       add('rect', { x: legendX, y: H - 12, width: 10, height: 4, fill: s.color });
       const label = s.name + (last == null ? '' : ' ' + format(last));
       add('text', { x: legendX + 14, y: H - 7, 'font-size': 10 }, label);
-      legendX += 14 + 5.6 * label.length + 14;
+      legendX += 14 + 5.4 * label.length + 10;
     }
   },
 };

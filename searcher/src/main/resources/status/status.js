@@ -17,8 +17,8 @@
     const pts = key => h.t.map((t, i) => [t, h[key][i]]);
     const secs = v => Mosaic.seconds(v);
     Mosaic.chart(document.getElementById('freshness'), [
-      { name: 'newest file age', color: '#1565c0', points: pts('newestFileAgeSeconds') },
-      { name: 'generation age', color: '#ef6c00', points: pts('generationAgeSeconds') },
+      { name: 'newest file', color: '#1565c0', points: pts('newestFileAgeSeconds') },
+      { name: 'generation', color: '#ef6c00', points: pts('generationAgeSeconds') },
       { name: 'max behind', color: '#c62828', points: pts('maxSecondsBehind') },
     ], t0, t1, secs);
     Mosaic.chart(document.getElementById('latency'), [
