@@ -149,7 +149,7 @@ const Mosaic = {
   // A line chart as inline SVG over [t0, t1] (epoch ms): series = [{name, color, points: [[t, v], ...]}];
   // null values break the line.
   chart(svg, series, t0, t1, format) {
-    const W = 430, H = 170, L = 56, R = 10, T = 8, B = 34;
+    const W = 400, H = 170, L = 56, R = 10, T = 8, B = 34;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     svg.setAttribute('width', W); svg.setAttribute('height', H);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -175,7 +175,7 @@ const Mosaic = {
       const t = t0 + (t1 - t0) * i / 5;
       const ago = Math.round(span * (1 - i / 5));
       add('text', { x: x(t), y: H - B + 13, 'font-size': 10, fill: '#666', 'text-anchor': 'middle' },
-        ago === 0 ? 'now' : (ago >= 120 ? '-' + Math.round(ago / 60) + ' min' : '-' + ago + ' s'));
+        ago === 0 ? 'now' : ago < 60 ? `-${ago} s` : `-${Math.floor(ago / 60)}:${String(ago % 60).padStart(2, '0')}`);
     }
     let legendX = 4;
     for (const s of series) {

@@ -87,7 +87,11 @@
         E('td', { class: 'mono' }, p.crc32), E('td', {}, p.pinned ? 'pinned' : ''),
         E('td', {}, p.versions.map(Mosaic.version).join(', ')));
     }));
-    document.body.setAttribute('data-renders', String(++renders));
+    if (++renders === 1) {
+      // what the first render drew: the searcher's own history, before this page sampled anything
+      document.body.setAttribute('data-first-history-samples', String(h.t.length));
+    }
+    document.body.setAttribute('data-renders', String(renders));
     document.body.setAttribute('data-loaded', 'true');
   }
 

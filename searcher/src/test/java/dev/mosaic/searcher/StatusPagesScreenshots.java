@@ -77,7 +77,8 @@ class StatusPagesScreenshots {
 
     // delivery delays per searcher (ms): a1 at once, a2 soon, b1 later, b2 slow
     long[] delay = {0, 400, 2_500, 25_000};
-    int stuck = 42; // stops reaching b2 after the first minute
+    int stuck = 42; // its one change after the first minute never reaches b2
+    AtomicBoolean stuckChanged = new AtomicBoolean();
     ScheduledExecutorService sched = Executors.newScheduledThreadPool(3);
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong lastVersion = new AtomicLong();
@@ -96,12 +97,21 @@ class StatusPagesScreenshots {
             int changed = 1 + random.nextInt(3);
             for (int i = 0; i < changed; i++) {
               int p = random.nextInt(PARTITIONS);
+              boolean lost = false;
+              if (p == stuck) {
+                // changes once more after the first minute, and that version never reaches b2
+                if (stuckChanged.get() || System.currentTimeMillis() - start < 60_000) {
+                  continue;
+                }
+                stuckChanged.set(true);
+                lost = true;
+              }
               long v = Math.max(lastVersion.get() + 1, System.currentTimeMillis());
               lastVersion.set(v);
               record(manifest, p, v, v);
               for (int s = 0; s < nodes.size(); s++) {
                 SearcherNode n = nodes.get(s);
-                if (s == 3 && p == stuck && v - start > 60_000) {
+                if (s == 3 && lost) {
                   continue;
                 }
                 long d = delay[s] + (delay[s] == 0 ? 0 : random.nextInt((int) delay[s]));

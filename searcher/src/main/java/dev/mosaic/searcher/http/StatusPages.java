@@ -47,16 +47,28 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * The operator's pages of a searcher: {@code GET /status} (this node: partitions and versions held,
- * generations, mapped bytes, query rate and latency percentiles, a freshness chart sampled by the
- * browser) backed by {@code GET /status.json}, and {@code GET /cluster} (every datacenter and
- * searcher side by side, partitions behind the newest version seen anywhere highlighted) backed by
- * {@code GET /cluster.json}, which this node assembles by asking each peer's {@code /partitions}
- * and {@code /health}. The pages are static files served from the class path ({@code status/}); no
- * external script or style is loaded.
+ * The operator's pages of a searcher, drawn in the browser from JSON with no external script or
+ * style (static files from the class path, {@code status/}):
  *
- * <p>Thread safety: immutable once built; safe for concurrent requests. NOTE: {@code /cluster.json}
- * makes one HTTP request per peer on every call (each bounded by a two-second timeout).
+ * <ul>
+ *   <li>{@code GET /status} over {@code GET /status.json}: this node's health, partitions as a grid
+ *       coloured by lag (see {@link LagGrid}) with the detail on a click, generations and mapped
+ *       bytes;
+ *   <li>{@code GET /status/history.json}: the last samples of freshness, lag and query rate and
+ *       latency this node keeps ({@link StatusHistory}, one a second for 15 minutes by default), so
+ *       the page's charts are full when it opens;
+ *   <li>{@code GET /cluster} over {@code GET /cluster.json}: every datacenter and searcher side by
+ *       side, one grid per index, which this node assembles by asking each peer's {@code
+ *       /partitions} and {@code /health}.
+ * </ul>
+ *
+ * <p>The JSON lists indexes ({@code "indexes": [...]}, today the one {@value #DEFAULT_INDEX}) so
+ * that a searcher serving several adds entries rather than changing shapes. Lag is measured against
+ * the version manifest when the node reads one, else against the newest version held.
+ *
+ * <p>Thread safety: safe for concurrent requests; the history samples on its own thread between
+ * {@link #start()} and {@link #close()}. NOTE: {@code /cluster.json} makes one HTTP request per
+ * peer on every call (each bounded by a two-second timeout).
  */
 public final class StatusPages extends AllDirectives implements Closeable {
   private static final ObjectMapper JSON = new ObjectMapper();

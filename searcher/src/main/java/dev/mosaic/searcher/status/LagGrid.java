@@ -30,7 +30,9 @@ import java.util.TreeSet;
  * for under {@link #LATE_SECONDS}; 3 behind longer, or the partition is not served. When the time a
  * newer version appeared is unknown, one version behind is level 1, two or three level 2, more
  * level 3. "Behind for" runs from the earliest moment a newer version is known to have existed: the
- * manifest's build time of its version, or the arrival of a newer file on another searcher.
+ * manifest's build time of its version, the arrival of a newer file on another searcher, or a newer
+ * version held anywhere that reads as its build time (indexers number versions by clock
+ * milliseconds). Versions no searcher holds any more are unknown, so it is a lower bound.
  *
  * <p>Thread safety: stateless; {@link #build} may be called concurrently.
  */
@@ -79,8 +81,11 @@ public final class LagGrid {
     final Map<Long, Long> since = new HashMap<>();
     Long manifestVersion;
 
-    void saw(long version, Long atMillis) {
+    void saw(long version, Long atMillis, Instant now) {
       versions.add(version);
+      if (atMillis == null && looksLikeBuildTime(version, now)) {
+        atMillis = version;
+      }
       if (atMillis != null) {
         since.merge(version, atMillis, Math::min);
       }
@@ -130,7 +135,7 @@ public final class LagGrid {
       for (ManifestRecord r : manifest) {
         if (r.id().schemaVersion() == sv) {
           Known k = known.computeIfAbsent(r.id().partition(), p -> new Known());
-          k.saw(r.id().version(), r.createdAtMillis() > 0 ? r.createdAtMillis() : null);
+          k.saw(r.id().version(), r.createdAtMillis() > 0 ? r.createdAtMillis() : null, now);
           k.manifestVersion = r.id().version();
           fromManifest = true;
         }
@@ -142,12 +147,12 @@ public final class LagGrid {
       }
       for (JsonNode p : c.partitions().path("partitions")) {
         Known k = known.computeIfAbsent(p.path("partition").asInt(), x -> new Known());
-        k.saw(p.path("version").asLong(), millis(p.path("publishedAt").asText(null)));
+        k.saw(p.path("version").asLong(), millis(p.path("publishedAt").asText(null)), now);
         for (JsonNode v : p.path("versions")) {
-          k.saw(v.asLong(), null);
+          k.saw(v.asLong(), null, now);
         }
         if (!p.path("servedVersion").isNull() && p.has("servedVersion")) {
-          k.saw(p.path("servedVersion").asLong(), null);
+          k.saw(p.path("servedVersion").asLong(), null, now);
         }
       }
     }
@@ -304,6 +309,14 @@ public final class LagGrid {
       level = versionsBehind <= 1 ? 1 : versionsBehind <= 3 ? 2 : 3;
     }
     cell.put("level", level);
+  }
+
+  /**
+   * True when a version reads as the clock milliseconds it was built at (indexers number versions
+   * {@code max(previous + 1, clock millis)}): after 2001 and not ahead of now by more than an hour.
+   */
+  static boolean looksLikeBuildTime(long version, Instant now) {
+    return version >= 1_000_000_000_000L && version <= now.toEpochMilli() + 3_600_000L;
   }
 
   private static double seconds(long millis) {

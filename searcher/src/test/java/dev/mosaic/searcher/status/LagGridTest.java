@@ -45,6 +45,12 @@ class LagGridTest {
     return n;
   }
 
+  /** A manifest record of partition p, version v, built {@code secondsAgo} before NOW. */
+  private static ManifestRecord built(int p, long v, long secondsAgo) {
+    return ManifestRecord.built(
+        new PartitionFileId(1, p, v), 1, 0, 0, -1, NOW.minusSeconds(secondsAgo).toEpochMilli(), 0);
+  }
+
   private static LagGrid.Column column(String dc, String address, ObjectNode partitions) {
     return new LagGrid.Column(dc, address, false, "UP", partitions, null);
   }
@@ -111,20 +117,7 @@ class LagGridTest {
 
   @Test
   void theManifestIsTheReferenceAndItsBuildTimeStartsTheLag() {
-    List<ManifestRecord> manifest =
-        List.of(
-            ManifestRecord.built(
-                new PartitionFileId(1, 0, 10), 1, 0, 0, -1, NOW.minusSeconds(30).toEpochMilli(), 0),
-            ManifestRecord.built(
-                new PartitionFileId(1, 1, 30),
-                1,
-                0,
-                0,
-                -1,
-                NOW.minusSeconds(300).toEpochMilli(),
-                0),
-            ManifestRecord.built(
-                new PartitionFileId(1, 2, 5), 1, 0, 0, -1, NOW.minusSeconds(3).toEpochMilli(), 0));
+    List<ManifestRecord> manifest = List.of(built(0, 10, 30), built(1, 30, 300), built(2, 5, 3));
     JsonNode grid =
         LagGrid.build(
             "default",
@@ -207,5 +200,29 @@ class LagGridTest {
     assertThat(levels(grid, "old")).containsExactly(3);
     assertThat(grid.path("datacenters").get(0).path("searchers").get(1).path("note").asText())
         .contains("schema version 1");
+  }
+
+  @Test
+  void aVersionThatReadsAsClockMillisDatesItselfWhenNothingElseDoes() {
+    long newer = NOW.minusSeconds(45).toEpochMilli();
+    long older = NOW.minusSeconds(600).toEpochMilli();
+    ObjectNode pinned = partitions(1, new long[] {0, older, older, 0});
+    ((ObjectNode) pinned.path("partitions").get(0)).remove("publishedAt");
+    ((ArrayNode) pinned.path("partitions").get(0).path("versions")).add(newer);
+    ObjectNode behind = partitions(1, new long[] {0, older, older, 0});
+    ((ObjectNode) behind.path("partitions").get(0)).remove("publishedAt");
+    JsonNode grid =
+        LagGrid.build(
+            "default",
+            List.of(column("a", "pinned", pinned), column("a", "behind", behind)),
+            null,
+            NOW);
+    // the newer version is only held (the first searcher is pinned to the older one): its number
+    // is its build time, 45 s ago
+    assertThat(cell(grid, "behind", 0).path("secondsBehind").asDouble()).isEqualTo(45.0);
+    assertThat(levels(grid, "behind")).containsExactly(2);
+    // small numbers are not times
+    assertThat(LagGrid.looksLikeBuildTime(2, NOW)).isFalse();
+    assertThat(LagGrid.looksLikeBuildTime(NOW.toEpochMilli() + 7_200_000L, NOW)).isFalse();
   }
 }
