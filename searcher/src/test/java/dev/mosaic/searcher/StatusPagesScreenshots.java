@@ -153,7 +153,7 @@ class StatusPagesScreenshots {
       WebDriver browser = browser();
       try {
         String base = "http://127.0.0.1:" + a1.port();
-        browser.manage().window().setSize(new Dimension(1400, 1750));
+        browser.manage().window().setSize(new Dimension(1400, 1150));
         browser.get("http://127.0.0.1:" + b1.port() + "/status");
         awaitLoaded(browser);
         shoot(browser, out.resolve("status.png"));
