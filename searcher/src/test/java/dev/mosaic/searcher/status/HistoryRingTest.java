@@ -63,6 +63,7 @@ class HistoryRingTest {
     HistoryRing<long[]> ring = new HistoryRing<>(capacity);
     ExecutorService pool = Executors.newFixedThreadPool(writers + 1);
     CountDownLatch go = new CountDownLatch(1);
+    CountDownLatch readerStarted = new CountDownLatch(1);
     AtomicBoolean writing = new AtomicBoolean(true);
     try {
       List<Future<?>> done = new ArrayList<>();
@@ -72,6 +73,7 @@ class HistoryRingTest {
             pool.submit(
                 () -> {
                   go.await();
+                  readerStarted.await();
                   for (long i = 0; i < perWriter; i++) {
                     ring.add(new long[] {writer, i});
                   }
@@ -84,10 +86,11 @@ class HistoryRingTest {
               () -> {
                 go.await();
                 int snapshots = 0;
-                while (writing.get()) {
+                do {
                   assertOrderedPerWriter(ring.snapshot(), writers, capacity);
                   snapshots++;
-                }
+                  readerStarted.countDown(); // the writers start once the reader reads
+                } while (writing.get());
                 return snapshots;
               });
       go.countDown();
@@ -95,7 +98,7 @@ class HistoryRingTest {
         f.get();
       }
       writing.set(false);
-      assertThat(reader.get()).isPositive();
+      assertThat(reader.get()).as("snapshots taken while writing").isPositive();
     } finally {
       pool.shutdownNow();
     }
