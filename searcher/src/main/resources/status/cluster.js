@@ -1,59 +1,53 @@
 'use strict';
 (() => {
   const E = Mosaic.el;
+  let selected = null;     // {index, partition} whose detail is open
+  let last = null;
 
   function render(c) {
-    // newest version of every partition held anywhere, per schema version
-    const newest = new Map();
-    const all = [];
-    for (const dc of c.datacenters) for (const s of dc.searchers) {
-      all.push(s);
-      if (!s.partitions) continue;
-      for (const p of s.partitions.partitions) {
-        const k = s.partitions.schemaVersion + '/' + p.partition;
-        newest.set(k, Math.max(newest.get(k) ?? -1, p.version));
-      }
+    last = c;
+    const searchers = c.datacenters.flatMap(d => d.searchers);
+    const up = searchers.filter(s => s.health === 'UP').length;
+    let cells = 0, current = 0, behind = 0, unreachable = 0, maxBehind = 0;
+    for (const ix of c.indexes) {
+      cells += ix.summary.cells; current += ix.summary.current; behind += ix.summary.behind;
+      unreachable = Math.max(unreachable, ix.summary.unreachable);
+      maxBehind = Math.max(maxBehind, ix.summary.maxSecondsBehind);
     }
-    const partitionsOf = sv => [...newest.keys()].filter(k => k.startsWith(sv + '/'))
-      .map(k => Number(k.split('/')[1])).sort((a, b) => a - b);
-    const lagging = [];
-    const dcs = c.datacenters.map(dc => E('div', { class: 'dc', 'data-dc': dc.name },
-      E('h2', {}, 'datacenter ' + dc.name),
-      E('div', { class: 'searchers' }, ...dc.searchers.map(s => {
-        const box = E('div', { class: 'searcher', 'data-address': s.address },
-          E('h3', {}, s.address + (s.self ? ' (this)' : ' '), ' ',
-            E('span', { class: s.health === 'UP' ? 'up' : 'down' }, s.health || '?')));
-        if (!s.partitions) {
-          box.classList.add('unreachable');
-          box.append(E('div', {}, s.error || 'no answer'));
-          return box;
-        }
-        const sv = s.partitions.schemaVersion;
-        const held = new Map(s.partitions.partitions.map(p => [p.partition, p]));
-        const rows = partitionsOf(sv).map(pid => {
-          const p = held.get(pid);
-          const max = newest.get(sv + '/' + pid);
-          if (!p) {
-            lagging.push(`${s.address} misses partition ${pid} (newest v${max})`);
-            return E('tr', { class: 'missing lagging', 'data-partition': pid, 'data-lagging': 'true' },
-              E('td', {}, pid), E('td', {}, 'missing'), E('td', {}, ''));
-          }
-          const behind = p.version < max;
-          if (behind) lagging.push(`${s.address} partition ${pid}: v${p.version} < v${max}`);
-          return E('tr', { class: behind ? 'lagging' : '', 'data-partition': pid, 'data-lagging': String(behind) },
-            E('td', {}, pid), E('td', {}, p.version + (p.pinned ? ' (pinned)' : '')), E('td', {}, Mosaic.seconds(p.ageSeconds)));
-        });
-        box.append(E('div', { class: 'muted' }, `schema v${sv}, generation ${s.partitions.generation ?? 'none'}, ${held.size} partitions`),
-          E('table', {}, E('thead', {}, E('tr', {}, E('th', {}, 'partition'), E('th', {}, 'version'), E('th', {}, 'age'))),
-            E('tbody', {}, ...rows)));
-        return box;
-      }))));
-    document.getElementById('dcs').replaceChildren(...dcs);
-    document.getElementById('summary').replaceChildren(lagging.length
-      ? E('ul', { id: 'lagging-list' }, ...lagging.map(l => E('li', { class: 'lagging' }, l)))
-      : E('div', { class: 'up', id: 'lagging-list' }, 'every searcher holds the newest version of every partition'));
+    document.getElementById('summary').replaceChildren(
+      Mosaic.tile('searchers up', `${up} / ${searchers.length}`, 'tile-up', up === searchers.length ? 'good' : 'bad'),
+      Mosaic.tile('datacenters', c.datacenters.length, 'tile-dcs'),
+      Mosaic.tile('indexes', c.indexes.length, 'tile-indexes'),
+      Mosaic.tile('partition copies current', `${current} / ${cells}`, 'tile-current', behind ? 'warn' : 'good'),
+      Mosaic.tile('longest behind', behind ? Mosaic.seconds(maxBehind) : '–', 'tile-behind', maxBehind >= 60 ? 'bad' : ''),
+      Mosaic.tile('unreachable', unreachable, 'tile-unreachable', unreachable ? 'bad' : ''));
+
+    const pick = (index, p) => {
+      selected = selected && selected.index === index && selected.partition === p ? null : { index, partition: p };
+      render(last);
+    };
+    document.getElementById('indexes').replaceChildren(...c.indexes.map(ix =>
+      Mosaic.grid(ix, { selected: selected && selected.index === ix.name ? selected.partition : null, onCell: p => pick(ix.name, p) })));
+    const open = selected && c.indexes.find(ix => ix.name === selected.index);
+    document.getElementById('detail-slot').replaceChildren(open
+      ? Mosaic.detail(open, selected.partition, () => pick(selected.index, selected.partition)) : E('div', {}));
+
+    const worst = c.indexes.flatMap(ix => ix.summary.worst.map(w => ({ ix, w })));
+    document.getElementById('worst').replaceChildren(worst.length
+      ? E('table', { id: 'lagging-list' },
+        E('thead', {}, E('tr', {}, ...['', 'index', 'DC', 'searcher', 'partition', 'serves', 'newest', 'behind'].map(h => E('th', {}, h)))),
+        E('tbody', {}, ...worst.map(({ ix, w }) => {
+          const nowMs = Date.parse(ix.now);
+          return E('tr', { class: 'lagging', 'data-searcher': w.address, 'data-partition': w.partition, onclick: () => pick(ix.name, w.partition) },
+            E('td', {}, E('i', { class: 'cell lag-' + w.level })), E('td', {}, ix.name), E('td', {}, w.datacenter),
+            E('td', {}, w.address), E('td', {}, w.partition),
+            E('td', {}, w.version == null ? w.state : Mosaic.versionAge(w.version, nowMs)),
+            E('td', {}, Mosaic.versionAge(w.newestVersion, nowMs)), E('td', {}, Mosaic.behindText(w)));
+        })))
+      : E('div', { class: 'badge ok', id: 'lagging-list' }, 'every searcher serves the newest version of every partition'));
     document.getElementById('updated').textContent = `updated ${new Date().toLocaleTimeString()}: ` +
-      `${c.datacenters.length} datacenters, ${all.length} searchers, asked by ${c.self}`;
+      `${c.datacenters.length} datacenters, ${searchers.length} searchers, asked by ${c.self}` +
+      (c.manifest ? ', lag against the manifest' : ', lag against the newest version held');
     document.body.setAttribute('data-loaded', 'true');
   }
 

@@ -152,6 +152,7 @@ public final class SearcherRole implements Closeable {
               .actorSystem(Adapter.toTyped(system));
       transport = tb.build();
       transport.start();
+      node.useManifest(transport.manifest());
       TransportHealth health = transport.health();
       node.addHealthContributor(
           new HealthContributor() {

@@ -2,10 +2,12 @@ package dev.mosaic.searcher;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.http.HttpApi;
 import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
+import dev.mosaic.searcher.status.StatusHistory;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -79,6 +81,8 @@ public final class SearcherNode implements Closeable {
   private ActorSystem system;
   private boolean ownsSystem;
   private ServerBinding binding;
+  private StatusPages pages;
+  private final AtomicReference<PartitionManifest> manifest = new AtomicReference<>();
 
   private SearcherNode(Builder b) {
     this.config = b;
@@ -180,11 +184,13 @@ public final class SearcherNode implements Closeable {
             config.maxUploadBytes,
             config.adminToken,
             config.maxRequestBytes);
+    pages = statusPages();
+    pages.start();
     try {
       binding =
           Http.get(system)
               .newServerAt(config.host, config.port)
-              .bind(statusPages().route().orElse(api.route()))
+              .bind(pages.route().orElse(api.route()))
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -201,7 +207,20 @@ public final class SearcherNode implements Closeable {
         registry,
         config.datacenter,
         () -> binding == null ? "" : "http://" + selfHost() + ":" + port(),
-        this::peers);
+        this::peers,
+        () -> {
+          PartitionManifest m = manifest.get();
+          return m == null ? null : m.all();
+        },
+        config.statusHistory);
+  }
+
+  /**
+   * Lets the status pages measure lag against the version manifest (the transport's) rather than
+   * against the newest version held. May be called once the node runs; the manifest stays open.
+   */
+  public void useManifest(PartitionManifest manifest) {
+    this.manifest.set(Objects.requireNonNull(manifest, "manifest"));
   }
 
   /** The host this node reaches itself on: loopback when bound to every interface. */
@@ -298,6 +317,9 @@ public final class SearcherNode implements Closeable {
         LOG.warn("stopping the actor system failed: {}", e.toString());
       }
     }
+    if (pages != null) {
+      pages.close();
+    }
     queryExecutor.shutdown();
     adminExecutor.shutdown();
     generations.close();
@@ -333,6 +355,7 @@ public final class SearcherNode implements Closeable {
     private ActorSystem system;
     private final List<HealthContributor> health = new ArrayList<>();
     private String datacenter = "local";
+    private StatusHistory.Settings statusHistory = StatusHistory.Settings.DEFAULT;
     private final Map<String, List<String>> peers = new LinkedHashMap<>();
     private SearcherDiscovery discovery;
 
@@ -534,6 +557,15 @@ public final class SearcherNode implements Closeable {
     /** Adds a health contributor. */
     public Builder healthContributor(HealthContributor contributor) {
       health.add(Objects.requireNonNull(contributor, "contributor"));
+      return this;
+    }
+
+    /**
+     * How often the status page's history is sampled and how many samples are kept (default one a
+     * second for 15 minutes).
+     */
+    public Builder statusHistory(StatusHistory.Settings statusHistory) {
+      this.statusHistory = Objects.requireNonNull(statusHistory, "statusHistory");
       return this;
     }
 

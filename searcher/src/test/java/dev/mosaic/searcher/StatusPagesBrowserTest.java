@@ -3,6 +3,11 @@ package dev.mosaic.searcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.PartitionManifest;
+import dev.mosaic.searcher.status.StatusHistory;
 import java.io.File;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -27,7 +32,8 @@ import org.openqa.selenium.chrome.ChromeOptions;
  * chromium-driver}, driven by Selenium through the installed driver; nothing is downloaded), over a
  * cluster of three searchers in this JVM: two in datacenter {@code east}, one in {@code west} that
  * has not received the newest version of partition 2, plus a {@code west} peer that does not
- * answer.
+ * answer. The first reads a version manifest that also holds a partition 3 version no searcher has
+ * received yet.
  */
 class StatusPagesBrowserTest {
   private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
@@ -40,6 +46,7 @@ class StatusPagesBrowserTest {
   static SearcherNode west;
   static WebDriver browser;
   static String unreachable;
+  static final PartitionManifest manifest = PartitionManifest.inMemory();
 
   @BeforeAll
   static void startClusterAndBrowser() throws Exception {
@@ -91,13 +98,26 @@ class StatusPagesBrowserTest {
             .usingAnyFreePort()
             .build();
     browser = new ChromeDriver(service, options);
+    // the manifest east1 reads (recorded last, so that the ages below hold while the tests run):
+    // east's versions, v2 of partition 2 built two minutes ago, and a
+    // v2 of partition 3 built 12 s ago that no searcher holds yet
+    long now = System.currentTimeMillis();
+    for (int p = 0; p < 4; p++) {
+      long v = p >= 2 ? 2 : 1;
+      long builtAt = p == 3 ? now - 12_000 : now - 120_000;
+      manifest.record(
+          ManifestRecord.built(
+              new PartitionFileId(TestFiles.SCHEMA_VERSION, p, v), 100, 0, 0, -1, builtAt, 0));
+    }
+    east1.useManifest(manifest);
   }
 
   private static SearcherNode.Builder node(String name, String dc) throws Exception {
     return SearcherNode.builder(Files.createDirectories(root.resolve(name)))
         .port(0)
         .datacenter(dc)
-        .scanInterval(Duration.ZERO);
+        .scanInterval(Duration.ZERO)
+        .statusHistory(new StatusHistory.Settings(Duration.ofMillis(100), 900));
   }
 
   @AfterAll
@@ -116,47 +136,96 @@ class StatusPagesBrowserTest {
     return "http://127.0.0.1:" + n.port();
   }
 
+  /** Waits until east1 has kept a few samples with query latencies in its history. */
+  private static void awaitHistoryWithQueries() {
+    await()
+        .atMost(PAGE_DEADLINE)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              TestHttp.post(base(east1) + "/count", "{}");
+              JsonNode h =
+                  TestHttp.json(base(east1) + "/status/history.json").path("indexes").get(0);
+              int latencies = 0;
+              for (JsonNode v : h.path("p50Ms")) {
+                latencies += v.isNumber() ? 1 : 0;
+              }
+              return h.path("t").size() >= 5 && latencies >= 2;
+            });
+  }
+
   @Test
-  void statusPageShowsTheNodesPartitionsVersionsAndAFreshnessChart() {
+  void statusPageDrawsTheGridByLagAndChartsFullOfHistoryOnFirstLoad() {
+    awaitHistoryWithQueries();
     browser.get(base(east1) + "/status");
     await()
         .atMost(PAGE_DEADLINE)
-        .untilAsserted(
+        .until(
             () ->
-                assertThat(browser.findElements(By.cssSelector("#partitions tbody tr")))
-                    .hasSize(4));
+                "true".equals(browser.findElement(By.tagName("body")).getAttribute("data-loaded")));
+    // the first render already draws the searcher's own history: the page has sampled nothing
+    assertThat(
+            Integer.parseInt(
+                browser.findElement(By.tagName("body")).getAttribute("data-first-history-samples")))
+        .isGreaterThanOrEqualTo(5);
+    assertThat(points("freshness", "newest file")).isGreaterThanOrEqualTo(5);
+    assertThat(points("rate", "queries/s")).isGreaterThanOrEqualTo(5);
+    assertThat(points("latency", "p50")).isGreaterThanOrEqualTo(2);
+
+    // one square per partition, coloured by lag behind the manifest: 3 is behind by 12 s
+    List<WebElement> cells =
+        browser.findElements(By.cssSelector(".index[data-index='default'] .cell[data-partition]"));
+    assertThat(cells).hasSize(4);
+    assertThat(levels(cells)).containsExactly("0", "0", "0", "2");
+    assertThat(cells.get(3).getAttribute("class")).contains("lag-2");
+    assertThat(cells.get(3).getAttribute("title")).contains("1 version").contains("behind");
+    assertThat(browser.findElement(By.cssSelector("#tile-current .value")).getText())
+        .isEqualTo("3 / 4");
+
+    // the detail is one click away
+    cells.get(2).click();
+    WebElement detail = browser.findElement(By.id("detail"));
+    assertThat(detail.getAttribute("data-partition")).isEqualTo("2");
+    assertThat(detail.getText()).contains("v2").contains("v1, v2").contains("current");
+
+    browser.findElement(By.cssSelector("#partitions-details summary")).click();
+    assertThat(browser.findElements(By.cssSelector("#partitions tbody tr"))).hasSize(4);
     WebElement p2 = browser.findElement(By.cssSelector("#partitions tr[data-partition='2']"));
-    List<String> cells =
-        p2.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
-    assertThat(cells.get(1)).isEqualTo("2"); // version held
-    assertThat(cells.get(2)).isEqualTo("2"); // version served by the generation
+    List<String> row = p2.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
+    assertThat(row.get(1)).isEqualTo("v2"); // version held
+    assertThat(row.get(2)).isEqualTo("v2"); // version served by the generation
     assertThat(browser.findElement(By.id("health-status")).getText()).isEqualTo("UP");
     assertThat(browser.findElement(By.cssSelector("#tile-partitions .value")).getText())
         .isEqualTo("4");
     assertThat(browser.findElement(By.cssSelector("#tile-mapped .value")).getText())
         .doesNotStartWith("0 ");
-    // the browser samples freshness on every refresh and draws it as SVG polylines
-    await()
-        .atMost(PAGE_DEADLINE)
-        .untilAsserted(
-            () ->
-                assertThat(browser.findElements(By.cssSelector("#freshness polyline.series")))
-                    .isNotEmpty());
+  }
+
+  /** Points drawn for one series of one chart. */
+  private static int points(String chart, String series) {
+    List<WebElement> lines =
+        browser.findElements(
+            By.cssSelector("#" + chart + " polyline.series[data-name='" + series + "']"));
+    return lines.isEmpty() ? 0 : Integer.parseInt(lines.getFirst().getAttribute("data-points"));
+  }
+
+  private static List<String> levels(List<WebElement> cells) {
+    return cells.stream().map(e -> e.getAttribute("data-level")).toList();
+  }
+
+  private static WebElement searcherBox(String address) {
+    return browser.findElement(By.cssSelector(".searcher[data-address='" + address + "']"));
   }
 
   @Test
-  void clusterPageShowsEverySearcherByDatacenterAndHighlightsTheLaggingPartition() {
+  void clusterPageGridsEverySearcherByDatacenterColouredByLag() {
     browser.get(base(east1) + "/cluster");
     await()
         .atMost(PAGE_DEADLINE)
         .untilAsserted(
-            () -> assertThat(browser.findElements(By.cssSelector(".searcher table"))).hasSize(3));
+            () -> assertThat(browser.findElements(By.cssSelector(".searcher .cells"))).hasSize(3));
     // a peer that does not answer is shown as such, the others still are
-    assertThat(
-            browser
-                .findElement(By.cssSelector(".searcher[data-address='" + unreachable + "']"))
-                .getAttribute("class"))
-        .contains("unreachable");
+    assertThat(searcherBox(unreachable).getAttribute("class")).contains("unreachable");
     assertThat(
             browser.findElements(By.cssSelector(".dc")).stream()
                 .map(e -> e.getAttribute("data-dc"))
@@ -168,18 +237,36 @@ class StatusPagesBrowserTest {
                 .toList())
         .containsExactlyInAnyOrder(base(east1), base(east2), base(west), unreachable);
 
-    WebElement westBox =
-        browser.findElement(By.cssSelector(".searcher[data-address='" + base(west) + "']"));
-    WebElement lagging = westBox.findElement(By.cssSelector("tr[data-partition='2']"));
-    assertThat(lagging.getAttribute("class")).contains("lagging");
-    assertThat(lagging.getAttribute("data-lagging")).isEqualTo("true");
-    assertThat(westBox.findElements(By.cssSelector("tr.lagging"))).hasSize(1);
+    // west serves v1 of partition 2, whose v2 the manifest has held for two minutes: red;
+    // partition 3's v2 is in the manifest only, for 12 s: orange everywhere
+    List<WebElement> westCells = searcherBox(base(west)).findElements(By.cssSelector(".cell"));
+    assertThat(levels(westCells)).containsExactly("0", "0", "3", "2");
+    assertThat(westCells.get(2).getAttribute("class")).contains("lag-3");
+    assertThat(westCells.get(2).getAttribute("title"))
+        .contains("serves v1")
+        .contains("newest v2")
+        .contains("1 version");
     for (SearcherNode east : List.of(east1, east2)) {
-      WebElement box =
-          browser.findElement(By.cssSelector(".searcher[data-address='" + base(east) + "']"));
-      assertThat(box.findElements(By.cssSelector("tr.lagging"))).isEmpty();
+      assertThat(levels(searcherBox(base(east)).findElements(By.cssSelector(".cell"))))
+          .containsExactly("0", "0", "0", "2");
     }
-    assertThat(browser.findElement(By.id("lagging-list")).getText())
-        .contains(base(west) + " partition 2: v1 < v2");
+    assertThat(browser.findElement(By.cssSelector("#tile-current .value")).getText())
+        .isEqualTo("8 / 12");
+    WebElement worst = browser.findElement(By.cssSelector("#lagging-list tbody tr"));
+    assertThat(worst.getAttribute("data-searcher")).isEqualTo(base(west));
+    assertThat(worst.getAttribute("data-partition")).isEqualTo("2");
+
+    // a click on a cell opens the partition across every searcher
+    westCells.get(2).click();
+    WebElement detail = browser.findElement(By.id("detail"));
+    assertThat(detail.getAttribute("data-partition")).isEqualTo("2");
+    assertThat(
+            detail.findElement(By.cssSelector("tr[data-searcher='" + base(west) + "']")).getText())
+        .contains("v1")
+        .contains("behind");
+    assertThat(
+            detail.findElement(By.cssSelector("tr[data-searcher='" + base(east2) + "']")).getText())
+        .contains("v2")
+        .contains("current");
   }
 }

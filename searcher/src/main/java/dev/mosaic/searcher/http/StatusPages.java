@@ -4,14 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.Generations;
 import dev.mosaic.searcher.PartitionStore;
+import dev.mosaic.searcher.status.LagGrid;
+import dev.mosaic.searcher.status.StatusHistory;
+import dev.mosaic.searcher.status.StatusSample;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.CountAtBucket;
-import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -22,6 +24,7 @@ import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -31,8 +34,8 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
@@ -44,18 +47,30 @@ import org.apache.pekko.http.javadsl.server.PathMatchers;
 import org.apache.pekko.http.javadsl.server.Route;
 
 /**
- * The operator's pages of a searcher: {@code GET /status} (this node: partitions and versions held,
- * generations, mapped bytes, query rate and latency percentiles, a freshness chart sampled by the
- * browser) backed by {@code GET /status.json}, and {@code GET /cluster} (every datacenter and
- * searcher side by side, partitions behind the newest version seen anywhere highlighted) backed by
- * {@code GET /cluster.json}, which this node assembles by asking each peer's {@code /partitions}
- * and {@code /health}. The pages are static files served from the class path ({@code status/}); no
- * external script or style is loaded.
+ * The operator's pages of a searcher, drawn in the browser from JSON with no external script or
+ * style (static files from the class path, {@code status/}):
  *
- * <p>Thread safety: immutable once built; safe for concurrent requests. NOTE: {@code /cluster.json}
- * makes one HTTP request per peer on every call (each bounded by a two-second timeout).
+ * <ul>
+ *   <li>{@code GET /status} over {@code GET /status.json}: this node's health, partitions as a grid
+ *       coloured by lag (see {@link LagGrid}) with the detail on a click, generations and mapped
+ *       bytes;
+ *   <li>{@code GET /status/history.json}: the last samples of freshness, lag and query rate and
+ *       latency this node keeps ({@link StatusHistory}, one a second for 15 minutes by default), so
+ *       the page's charts are full when it opens;
+ *   <li>{@code GET /cluster} over {@code GET /cluster.json}: every datacenter and searcher side by
+ *       side, one grid per index, which this node assembles by asking each peer's {@code
+ *       /partitions} and {@code /health}.
+ * </ul>
+ *
+ * <p>The JSON lists indexes ({@code "indexes": [...]}, today the one {@value #DEFAULT_INDEX}) so
+ * that a searcher serving several adds entries rather than changing shapes. Lag is measured against
+ * the version manifest when the node reads one, else against the newest version held.
+ *
+ * <p>Thread safety: safe for concurrent requests; the history samples on its own thread between
+ * {@link #start()} and {@link #close()}. NOTE: {@code /cluster.json} makes one HTTP request per
+ * peer on every call (each bounded by a two-second timeout).
  */
-public final class StatusPages extends AllDirectives {
+public final class StatusPages extends AllDirectives implements Closeable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
   private static final ContentType.NonBinary JAVASCRIPT =
@@ -69,8 +84,10 @@ public final class StatusPages extends AllDirectives {
   private final String datacenter;
   private final Supplier<String> self;
   private final Supplier<Map<String, List<String>>> peers;
+  private final Supplier<Collection<ManifestRecord>> manifest;
   private final HttpClient http;
   private final Map<String, HttpResponse> assets = new LinkedHashMap<>();
+  private final StatusHistory history;
 
   /**
    * @param generations the generations served by this node
@@ -86,6 +103,29 @@ public final class StatusPages extends AllDirectives {
       String datacenter,
       Supplier<String> self,
       Supplier<Map<String, List<String>>> peers) {
+    this(
+        generations, registry, datacenter, self, peers, () -> null, StatusHistory.Settings.DEFAULT);
+  }
+
+  /**
+   * As above, with the version manifest the grids measure lag against and the history kept for the
+   * charts.
+   *
+   * @param manifest every record of the version manifest, asked on every call; null answers when
+   *     this searcher reads no manifest (lag is then measured against the newest version held)
+   * @param historySettings how often the history is sampled and how many samples it keeps
+   */
+  public StatusPages(
+      Generations generations,
+      MeterRegistry registry,
+      String datacenter,
+      Supplier<String> self,
+      Supplier<Map<String, List<String>>> peers,
+      Supplier<Collection<ManifestRecord>> manifest,
+      StatusHistory.Settings historySettings) {
+    this.manifest = Objects.requireNonNull(manifest, "manifest");
+    this.history =
+        new StatusHistory(historySettings, new NodeSampler(registry, this::selfGrid)::sample);
     this.generations = Objects.requireNonNull(generations, "generations");
     this.store = generations.store();
     this.registry = Objects.requireNonNull(registry, "registry");
@@ -99,6 +139,17 @@ public final class StatusPages extends AllDirectives {
     asset("cluster.js", JAVASCRIPT);
     asset("common.js", JAVASCRIPT);
     asset("style.css", CSS);
+  }
+
+  /** Starts sampling the history the charts draw. */
+  public void start() {
+    history.start();
+  }
+
+  /** Stops sampling; idempotent. */
+  @Override
+  public void close() {
+    history.close();
   }
 
   private void asset(String name, ContentType type) {
@@ -121,6 +172,9 @@ public final class StatusPages extends AllDirectives {
                 path("cluster", () -> complete(assets.get("cluster.html"))),
                 path("status.json", () -> complete(json(statusJson()))),
                 path("cluster.json", () -> completeWithFuture(clusterJson().thenApply(this::json))),
+                path(
+                    PathMatchers.segment("status").slash("history.json"),
+                    () -> complete(json(historyJson()))),
                 pathPrefix(
                     "status",
                     () ->
@@ -142,26 +196,20 @@ public final class StatusPages extends AllDirectives {
     }
   }
 
+  /** The name of the one index served today; the JSON lists indexes so that more can follow. */
+  static final String DEFAULT_INDEX = "default";
+
   /** This node's state as the status page shows it. */
   ObjectNode statusJson() {
     ObjectNode n = JSON.createObjectNode();
     n.put("datacenter", datacenter);
     n.put("address", self.get());
-    n.put("now", Instant.now().toString());
-    int sv = servingSchemaVersionOrNewest();
-    n.put("schemaVersion", sv);
+    Instant now = Instant.now();
+    n.put("now", now.toString());
+    ObjectNode mine = selfPartitions(now);
+    n.put("schemaVersion", mine.path("schemaVersion").asInt());
     n.put("ready", generations.isReady());
-    SortedMap<Integer, PartitionFileId> inGeneration = new TreeMap<>();
-    if (generations.isReady()) {
-      try (Generation g = generations.acquire()) {
-        n.put("generation", g.id());
-        inGeneration = g.files();
-      } catch (IllegalStateException e) {
-        n.putNull("generation");
-      }
-    } else {
-      n.putNull("generation");
-    }
+    n.set("generation", mine.path("generation"));
     n.put("generationsOpen", generations.openGenerations());
     n.put("partitionsMapped", generations.mappedPartitions());
     n.put("mappedBytes", generations.mappedBytes());
@@ -169,48 +217,113 @@ public final class StatusPages extends AllDirectives {
     n.put("reopens", generations.reopenCount());
     n.put("reopenSeconds", generations.reopenTime().toNanos() / 1e9);
     n.put("storeFiles", store.fileCount());
-    Instant now = Instant.now();
     double newestAge = Double.NaN;
-    ArrayNode arr = n.putArray("partitions");
-    for (PartitionStore.PartitionState s : store.partitionStates(sv)) {
-      double age = HttpApi.describePartition(arr.addObject(), s, inGeneration, now);
+    for (JsonNode p : mine.path("partitions")) {
+      double age = p.path("ageSeconds").asDouble();
       newestAge = Double.isNaN(newestAge) ? age : Math.min(newestAge, age);
     }
+    n.set("partitions", mine.path("partitions"));
     if (Double.isNaN(newestAge)) {
       n.putNull("newestFileAgeSeconds");
     } else {
       n.put("newestFileAgeSeconds", newestAge);
     }
     n.set("queries", queries());
+    n.put("manifest", manifest.get() != null);
+    n.putArray("indexes").add(grid(List.of(selfColumn(mine)), now));
     return n;
+  }
+
+  /** This node's partitions as {@code /partitions} answers them. */
+  private ObjectNode selfPartitions(Instant now) {
+    ObjectNode n = JSON.createObjectNode();
+    int sv = servingSchemaVersionOrNewest();
+    n.put("schemaVersion", sv);
+    SortedMap<Integer, PartitionFileId> inGeneration = new TreeMap<>();
+    n.putNull("generation");
+    if (generations.isReady()) {
+      try (Generation g = generations.acquire()) {
+        n.put("generation", g.id());
+        n.put("generationCreatedAt", g.createdAt().toString());
+        inGeneration = g.files();
+      } catch (IllegalStateException e) {
+        // closed meanwhile: report the store alone
+      }
+    }
+    ArrayNode arr = n.putArray("partitions");
+    for (PartitionStore.PartitionState s : store.partitionStates(sv)) {
+      HttpApi.describePartition(arr.addObject(), s, inGeneration, now);
+    }
+    return n;
+  }
+
+  private LagGrid.Column selfColumn(ObjectNode partitions) {
+    String health = generations.isReady() ? "UP" : "DOWN";
+    return new LagGrid.Column(datacenter, trim(self.get()), true, health, partitions, null);
+  }
+
+  private ObjectNode grid(List<LagGrid.Column> columns, Instant now) {
+    return LagGrid.build(DEFAULT_INDEX, columns, manifest.get(), now);
+  }
+
+  /** This node's own grid (one column), for the history's lag figures. */
+  private ObjectNode selfGrid() {
+    Instant now = Instant.now();
+    ObjectNode mine = selfPartitions(now);
+    ObjectNode grid = grid(List.of(selfColumn(mine)), now);
+    grid.set("generationCreatedAt", mine.path("generationCreatedAt"));
+    return grid;
+  }
+
+  /** The history, one list of columns per index: {@code t} (epoch millis) and each figure. */
+  ObjectNode historyJson() {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("intervalSeconds", history.settings().interval().toMillis() / 1000.0);
+    n.put("capacity", history.settings().samples());
+    n.put("now", System.currentTimeMillis());
+    List<StatusSample> samples = history.samples();
+    ObjectNode index = n.putArray("indexes").addObject();
+    index.put("name", DEFAULT_INDEX);
+    ArrayNode t = index.putArray("t");
+    samples.forEach(x -> t.add(x.epochMillis()));
+    column(index, "newestFileAgeSeconds", samples, StatusSample::newestFileAgeSeconds);
+    column(index, "generationAgeSeconds", samples, StatusSample::generationAgeSeconds);
+    column(index, "partitionsBehind", samples, x -> x.partitionsBehind());
+    column(index, "maxSecondsBehind", samples, StatusSample::maxSecondsBehind);
+    column(index, "queriesPerSecond", samples, StatusSample::queriesPerSecond);
+    column(index, "notOkPerSecond", samples, StatusSample::notOkPerSecond);
+    column(index, "p50Ms", samples, StatusSample::p50Ms);
+    column(index, "p99Ms", samples, StatusSample::p99Ms);
+    return n;
+  }
+
+  private static void column(
+      ObjectNode into, String name, List<StatusSample> samples, ToDoubleFunction<StatusSample> f) {
+    ArrayNode a = into.putArray(name);
+    for (StatusSample s : samples) {
+      double v = f.applyAsDouble(s);
+      if (Double.isNaN(v) || Double.isInfinite(v)) {
+        a.addNull();
+      } else {
+        a.add(Math.round(v * 1000) / 1000.0);
+      }
+    }
   }
 
   /**
    * Every {@code mosaic.searcher.query} timer merged: count, total time and the cumulative
-   * histogram buckets, from which the page computes rates and percentiles over its own window.
+   * histogram buckets.
    */
   private ObjectNode queries() {
-    long count = 0;
-    double totalSeconds = 0;
-    long errors = 0;
-    TreeMap<Double, Double> buckets = new TreeMap<>();
-    for (Timer t : registry.find("mosaic.searcher.query").timers()) {
-      HistogramSnapshot s = t.takeSnapshot();
-      count += s.count();
-      totalSeconds += s.total(TimeUnit.SECONDS);
-      if (!"ok".equals(t.getId().getTag("outcome"))) {
-        errors += s.count();
-      }
-      for (CountAtBucket b : s.histogramCounts()) {
-        buckets.merge(b.bucket(TimeUnit.SECONDS), b.count(), Double::sum);
-      }
-    }
+    QueryTimers.Totals totals = QueryTimers.read(registry);
     ObjectNode q = JSON.createObjectNode();
-    q.put("count", count);
-    q.put("notOk", errors);
-    q.put("totalSeconds", totalSeconds);
+    q.put("count", totals.count());
+    q.put("notOk", totals.notOk());
+    q.put("totalSeconds", totals.totalSeconds());
     ArrayNode b = q.putArray("buckets");
-    buckets.forEach((le, c) -> b.addArray().add(le).add(c));
+    for (int i = 0; i < totals.upperBoundsSeconds().length; i++) {
+      b.addArray().add(totals.upperBoundsSeconds()[i]).add(totals.cumulativeCounts()[i]);
+    }
     return q;
   }
 
@@ -283,9 +396,26 @@ public final class StatusPages extends AllDirectives {
     return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
         .thenApply(
             x -> {
+              ObjectNode copy;
               synchronized (n) {
-                return n.deepCopy();
+                copy = n.deepCopy();
               }
+              List<LagGrid.Column> columns = new ArrayList<>();
+              for (JsonNode d : copy.path("datacenters")) {
+                for (JsonNode s : d.path("searchers")) {
+                  columns.add(
+                      new LagGrid.Column(
+                          d.path("name").asText(),
+                          s.path("address").asText(),
+                          s.path("self").asBoolean(),
+                          s.path("health").asText("UNKNOWN"),
+                          s.has("partitions") ? s.get("partitions") : null,
+                          s.path("error").asText(null)));
+                }
+              }
+              copy.put("manifest", manifest.get() != null);
+              copy.putArray("indexes").add(grid(columns, Instant.now()));
+              return copy;
             });
   }
 
