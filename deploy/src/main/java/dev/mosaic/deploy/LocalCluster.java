@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.embedded.EmbeddedZooKeeper;
+import dev.mosaic.format.Schema;
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.partition.PartitionManifest;
 import java.io.Closeable;
@@ -375,6 +376,38 @@ public final class LocalCluster implements Closeable {
   /** The simulated partners of an index, or null when it has none. */
   public FeedSimulator simulator(String index) {
     return localIndex(index).simulator();
+  }
+
+  /**
+   * Rolls an index to another schema, or back to the previous one (see {@link
+   * LocalIndex#switchSchema}): its indexers rebuild every partition under that schema version, and
+   * the searchers switch once they hold all of them; the other indexes keep serving untouched.
+   *
+   * @throws TimeoutException when the index is not complete at that version in time (the searchers
+   *     keep serving the current one)
+   */
+  public void switchSchema(String index, Schema schema, Duration timeout) throws TimeoutException {
+    LocalIndex li = localIndex(index);
+    List<IndexerRole> roles;
+    synchronized (this) {
+      roles =
+          li.config().isDefault()
+              ? List.copyOf(indexers.values())
+              : otherIndexers.values().stream()
+                  .flatMap(List::stream)
+                  .filter(r -> r.index().name().equals(index))
+                  .toList();
+    }
+    li.switchSchema(
+        schema,
+        roles.stream().filter(IndexerRole::isRunning).toList(),
+        runningSearchers(),
+        timeout);
+  }
+
+  /** The schema version an index's searchers serve. */
+  public int servedSchemaVersion(String index) {
+    return localIndex(index).schemaVersion();
   }
 
   private LocalIndex localIndex(String name) {
