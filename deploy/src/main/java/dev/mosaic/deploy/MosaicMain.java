@@ -47,7 +47,8 @@ import picocli.CommandLine.Parameters;
       MosaicMain.SearcherCommand.class,
       MosaicMain.IndexerCommand.class,
       MosaicMain.FeedLoaderCommand.class,
-      CertCommand.class
+      CertCommand.class,
+      SchemaCommand.class
     })
 public final class MosaicMain implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(MosaicMain.class);
