@@ -206,7 +206,7 @@ public final class LocalCluster implements Closeable {
       feed.publishAll(
           (done, total) -> {
             if (done % every == 0 || done == total) {
-              step("feed of %s loaded %d/%d partners", index.name(), done, total);
+              step("feed loaded %d/%d partners of %s", done, total, index.name());
             }
           });
       step(
