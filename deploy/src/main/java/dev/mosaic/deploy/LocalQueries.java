@@ -50,7 +50,7 @@ final class LocalQueries {
         .toList();
   }
 
-  /** Every index's queries, interleaved index by index. */
+  /** Every index's queries, one index after the other. */
   static List<QueryLoad.Sample> mix(MosaicConfig config) {
     List<QueryLoad.Sample> out = new ArrayList<>();
     config.indexes.forEach(i -> out.addAll(samples(i)));
