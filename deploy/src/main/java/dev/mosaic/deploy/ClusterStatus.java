@@ -14,13 +14,15 @@ import java.util.stream.Collectors;
  * @param dcs per datacenter
  * @param searchersReady searchers serving a generation
  * @param searchers searchers in the cluster
- * @param partitionsServed the fewest partitions any ready searcher serves
+ * @param partitionsServed per index the fewest partitions any ready searcher serves, summed over
+ *     the indexes
  * @param freshnessP50Millis feed-to-searchable median over recent probes, -1 without samples
  * @param freshnessP99Millis feed-to-searchable 99th percentile over recent probes, -1 without
  * @param freshnessSamples probe samples so far
  * @param queriesServed queries answered by all searchers
  * @param snapshots feed snapshots published
  * @param changes offer changes those snapshots caused
+ * @param indexes indexes the cluster runs
  */
 public record ClusterStatus(
     Duration uptime,
@@ -35,7 +37,8 @@ public record ClusterStatus(
     long freshnessSamples,
     long queriesServed,
     long snapshots,
-    long changes) {
+    long changes,
+    int indexes) {
 
   /**
    * One datacenter.

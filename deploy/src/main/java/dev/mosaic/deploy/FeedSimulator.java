@@ -1,8 +1,5 @@
 package dev.mosaic.deploy;
 
-import dev.mosaic.api.cars.CarOfferGenerator;
-import dev.mosaic.api.cars.CarOffers;
-import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import java.io.Closeable;
 import java.time.Clock;
@@ -19,10 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Simulated partner feeds: a few dozen partners, each with a full snapshot of car offers from a
- * seeded {@link CarOfferGenerator} (some cars listed by several partners under one dedup key), each
- * republishing a changed full snapshot every {@code feed.interval} (some offers changed, some
- * removed, some added), staggered so that publishes spread evenly over the interval.
+ * Simulated partner feeds: a few dozen partners, each with a full snapshot of listings from a
+ * seeded generator ({@link SimulatedListings}: car offers, or apartments and houses; some listed by
+ * several partners under one dedup key), each republishing a changed full snapshot every {@code
+ * feed.interval} (some offers changed, some removed, some added), staggered so that publishes
+ * spread evenly over the interval.
  *
  * <p>Snapshots go to a {@link Sink} (the feed loader, which diffs them into the offers topic).
  *
@@ -43,8 +41,7 @@ public final class FeedSimulator implements Closeable {
   private final MosaicConfig.Feed settings;
   private final Sink sink;
   private final Clock clock;
-  private final CarOfferGenerator generator;
-  private final Map<String, List<CarOffer>> partners = new LinkedHashMap<>();
+  private final Book<?> book;
   private final AtomicLong snapshots = new AtomicLong();
   private final AtomicLong changes = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
@@ -53,26 +50,20 @@ public final class FeedSimulator implements Closeable {
           Thread.ofPlatform().name("feed-simulator").daemon().factory());
   private volatile boolean paused;
   private long snapshotSequence;
-  private long addedSequence;
   private int nextPartner;
 
-  /** A simulator with its initial snapshots generated (nothing published yet). */
+  /** A simulator of car offers with its initial snapshots generated (nothing published yet). */
   public FeedSimulator(MosaicConfig.Feed settings, Sink sink, Clock clock) {
+    this(settings, SimulatedListings.cars(settings), sink, clock);
+  }
+
+  /** A simulator of those listings with its initial snapshots generated (nothing published). */
+  public FeedSimulator(
+      MosaicConfig.Feed settings, SimulatedListings<?> listings, Sink sink, Clock clock) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.sink = Objects.requireNonNull(sink, "sink");
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.generator =
-        CarOfferGenerator.builder()
-            .seed(settings.seed)
-            .partners(settings.partners)
-            .duplicateShare(settings.duplicateShare)
-            .build();
-    for (int i = 1; i <= settings.partners; i++) {
-      partners.put(String.format("partner-%03d", i), new ArrayList<>());
-    }
-    for (CarOffer offer : generator.next(settings.offers)) {
-      partners.get(offer.getPartnerId()).add(offer);
-    }
+    this.book = new Book<>(listings, settings.partners, settings.offers);
   }
 
   /** Publishes every partner's current snapshot, in the calling thread. */
@@ -90,19 +81,20 @@ public final class FeedSimulator implements Closeable {
   /** Publishes every partner's current snapshot, in the calling thread, telling the progress. */
   public synchronized void publishAll(Progress progress) throws Exception {
     int done = 0;
-    for (String partner : partners.keySet()) {
+    for (String partner : book.partners.keySet()) {
       publish(partner);
-      progress.published(++done, partners.size());
+      progress.published(++done, book.partners.size());
     }
   }
 
   /** Starts republishing changed snapshots, one partner at a time, spread over the interval. */
   public void start() {
-    long period = Math.max(1, settings.interval.toMillis() / Math.max(1, partners.size()));
+    long period = Math.max(1, settings.interval.toMillis() / Math.max(1, book.partners.size()));
     scheduler.scheduleAtFixedRate(this::republishNext, period, period, TimeUnit.MILLISECONDS);
     LOG.info(
-        "feed simulator: {} partners republish every {} ({} offers)",
-        partners.size(),
+        "feed simulator: {} partners of {} republish every {} ({} offers)",
+        book.partners.size(),
+        book.listings.kind(),
         settings.interval,
         offerCount());
   }
@@ -111,10 +103,10 @@ public final class FeedSimulator implements Closeable {
     if (paused) {
       return;
     }
-    List<String> names = List.copyOf(partners.keySet());
+    List<String> names = List.copyOf(book.partners.keySet());
     String partner = names.get(nextPartner++ % names.size());
     try {
-      mutate(partner);
+      book.mutate(partner, settings);
       publish(partner);
     } catch (Exception e) {
       failures.incrementAndGet();
@@ -125,31 +117,6 @@ public final class FeedSimulator implements Closeable {
     }
   }
 
-  /** Changes, removes and adds offers of one partner's snapshot (added offers are its own). */
-  private void mutate(String partner) {
-    List<CarOffer> before = partners.get(partner);
-    List<CarOffer> after =
-        generator.mutate(before, settings.changeShare, settings.removeShare, settings.addShare);
-    if (before.isEmpty() && settings.addShare > 0) {
-      after = new ArrayList<>(after);
-      after.add(generator.next());
-    }
-    List<CarOffer> own = new ArrayList<>(after.size());
-    for (CarOffer o : after) {
-      if (o.getPartnerId().equals(partner)) {
-        own.add(o);
-      } else {
-        // a new offer the generator gave another partner: it becomes this partner's listing
-        own.add(
-            o.toBuilder()
-                .setPartnerId(partner)
-                .setOfferId(partner + "-n" + (++addedSequence))
-                .build());
-      }
-    }
-    partners.put(partner, own);
-  }
-
   private void publish(String partner) throws Exception {
     long now = clock.millis();
     FeedSnapshot.Builder b =
@@ -157,9 +124,7 @@ public final class FeedSimulator implements Closeable {
             .setPartnerId(partner)
             .setSnapshotId(++snapshotSequence)
             .setCreatedAtMillis(now);
-    for (CarOffer car : partners.get(partner)) {
-      b.addOffers(CarOffers.toOffer(car, now));
-    }
+    book.addOffers(partner, now, b);
     int changed = sink.publish(b.build());
     snapshots.incrementAndGet();
     changes.addAndGet(changed);
@@ -195,12 +160,17 @@ public final class FeedSimulator implements Closeable {
 
   /** Offers over all partners now. */
   public synchronized int offerCount() {
-    return partners.values().stream().mapToInt(List::size).sum();
+    return book.partners.values().stream().mapToInt(List::size).sum();
   }
 
   /** Partners. */
   public int partnerCount() {
-    return partners.size();
+    return book.partners.size();
+  }
+
+  /** What it simulates: {@code cars} or {@code realty}. */
+  public String kind() {
+    return book.listings.kind();
   }
 
   /** Stops republishing, letting a publish in progress finish (up to 10 s); idempotent. */
@@ -214,6 +184,52 @@ public final class FeedSimulator implements Closeable {
     } catch (InterruptedException e) {
       scheduler.shutdownNow();
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Every partner's current listings. Guarded by the simulator's monitor. */
+  private static final class Book<T> {
+    final SimulatedListings<T> listings;
+    final Map<String, List<T>> partners = new LinkedHashMap<>();
+    private long addedSequence;
+
+    Book(SimulatedListings<T> listings, int partnerCount, int offers) {
+      this.listings = listings;
+      for (int i = 1; i <= partnerCount; i++) {
+        partners.put(String.format("partner-%03d", i), new ArrayList<>());
+      }
+      for (T offer : listings.generator().next(offers)) {
+        partners.get(listings.partnerOf().apply(offer)).add(offer);
+      }
+    }
+
+    /** Changes, removes and adds listings of one partner (added listings are its own). */
+    void mutate(String partner, MosaicConfig.Feed settings) {
+      List<T> before = partners.get(partner);
+      List<T> after =
+          listings
+              .generator()
+              .mutate(before, settings.changeShare, settings.removeShare, settings.addShare);
+      if (before.isEmpty() && settings.addShare > 0) {
+        after = new ArrayList<>(after);
+        after.add(listings.generator().next());
+      }
+      List<T> own = new ArrayList<>(after.size());
+      for (T o : after) {
+        if (listings.partnerOf().apply(o).equals(partner)) {
+          own.add(o);
+        } else {
+          // a new listing the generator gave another partner: it becomes this partner's
+          own.add(listings.relist().as(o, partner, partner + "-n" + (++addedSequence)));
+        }
+      }
+      partners.put(partner, own);
+    }
+
+    void addOffers(String partner, long now, FeedSnapshot.Builder into) {
+      for (T listing : partners.get(partner)) {
+        into.addOffers(listings.toOffer().apply(listing, now));
+      }
     }
   }
 }

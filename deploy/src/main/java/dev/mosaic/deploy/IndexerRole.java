@@ -1,8 +1,8 @@
 package dev.mosaic.deploy;
 
-import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.RebuildListener;
+import dev.mosaic.searcher.IndexMeters;
 import dev.mosaic.transport.TransportSender;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -48,6 +48,7 @@ public final class IndexerRole implements Closeable {
   private final ActorSystem system;
   private final RebuildListener listener;
   private final MeterRegistry registry;
+  private final IndexConfig index;
   private CuratorFramework curator;
   private TransportSender sender;
   private IndexerNode node;
@@ -73,6 +74,40 @@ public final class IndexerRole implements Closeable {
       ActorSystem system,
       RebuildListener listener,
       MeterRegistry registry) {
+    this(
+        nodeId,
+        dc,
+        outputDir,
+        config,
+        config.defaultIndex(),
+        zkConnect,
+        bootstrapServers,
+        system,
+        listener,
+        registry);
+  }
+
+  /**
+   * A LATENT indexer of one index: its topics, partitions, schema, consumer group and manifest (in
+   * the index's ZooKeeper root). Its meters carry the tag {@code index=<name>}.
+   *
+   * @param system a shared classic actor system for the sender, or null for a private one
+   * @param listener told about every rebuilt file
+   * @param registry where the node and its sender register their meters (tagged with the index), or
+   *     null for a Prometheus registry of its own (needed by {@link #metricsEndpoint})
+   */
+  public IndexerRole(
+      String nodeId,
+      String dc,
+      Path outputDir,
+      MosaicConfig config,
+      IndexConfig index,
+      String zkConnect,
+      String bootstrapServers,
+      ActorSystem system,
+      RebuildListener listener,
+      MeterRegistry registry) {
+    this.index = Objects.requireNonNull(index, "index");
     this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
     this.dc = Objects.requireNonNull(dc, "dc");
     this.outputDir = Objects.requireNonNull(outputDir, "outputDir");
@@ -121,13 +156,14 @@ public final class IndexerRole implements Closeable {
     }
     try {
       curator = ZooKeeperClients.started(zkConnect, config);
+      MeterRegistry meters = IndexMeters.tagged(registry, index.name());
       TransportSender.Builder sb =
           TransportSender.builder()
               .nodeId(nodeId)
               .dc(dc)
               .curator(curator)
-              .settings(config.transportSettings())
-              .meterRegistry(registry);
+              .settings(config.transportSettings().toBuilder().zkRoot(index.zkRoot()).build())
+              .meterRegistry(meters);
       if (system != null) {
         sb.actorSystem(Adapter.toTyped(system));
       }
@@ -137,11 +173,11 @@ public final class IndexerRole implements Closeable {
       node =
           IndexerNode.builder()
               .bootstrapServers(bootstrapServers)
-              .offersTopic(config.offersTopic)
-              .deadLetterTopic(config.deadLetterTopic)
-              .groupId(ic.groupId)
-              .partitions(config.partitions)
-              .schema(CarsSchema.SCHEMA)
+              .offersTopic(index.offersTopic())
+              .deadLetterTopic(index.deadLetterTopic())
+              .groupId(index.groupId())
+              .partitions(index.partitions())
+              .schema(index.schema().schema())
               .outputDir(outputDir)
               .sender(sender)
               .manifest(sender.manifest())
@@ -149,7 +185,7 @@ public final class IndexerRole implements Closeable {
               .maxDelay(ic.maxDelay)
               .rebuildThreads(ic.rebuildThreads)
               .retainVersions(ic.retainVersions)
-              .meterRegistry(registry)
+              .meterRegistry(meters)
               .rebuildListener(listener)
               .nodeName(nodeId)
               .build();
@@ -160,7 +196,7 @@ public final class IndexerRole implements Closeable {
                     nodeId, metricsHost, metricsPort, (PrometheusMeterRegistry) registry)
                 .start();
       }
-      LOG.info("indexer {} started, writing to {}", nodeId, outputDir);
+      LOG.info("indexer {} of {} started, writing to {}", nodeId, index, outputDir);
       return this;
     } catch (Exception e) {
       close();
@@ -185,7 +221,12 @@ public final class IndexerRole implements Closeable {
     return node;
   }
 
-  /** The registry of the node's and its sender's meters. */
+  /** The index it builds. */
+  public IndexConfig index() {
+    return index;
+  }
+
+  /** The registry of the node's and its sender's meters (tagged with the index). */
   public MeterRegistry registry() {
     return registry;
   }

@@ -2,17 +2,15 @@ package dev.mosaic.deploy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.embedded.EmbeddedZooKeeper;
+import dev.mosaic.format.Schema;
 import dev.mosaic.indexer.FeedLoader;
-import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionManifest;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,7 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -61,6 +58,9 @@ public final class LocalCluster implements Closeable {
   private final MosaicConfig config;
   private final Map<String, SearcherRole> searchers = new LinkedHashMap<>();
   private final Map<String, IndexerRole> indexers = new LinkedHashMap<>();
+  // the indexes after the default one: their indexer roles by node id, and every index's feed
+  private final Map<String, List<IndexerRole>> otherIndexers = new LinkedHashMap<>();
+  private final Map<String, LocalIndex> localIndexes = new LinkedHashMap<>();
   private Path dataDir;
   private boolean deleteDataDir;
   private EmbeddedZooKeeper zooKeeper;
@@ -148,14 +148,14 @@ public final class LocalCluster implements Closeable {
     }
     if (config.createTopics) {
       Topics.ensure(config, bootstrapServers);
-      step(
-          "topics %s (%d partitions) and %s ready",
-          config.offersTopic, config.topicPartitions, config.deadLetterTopic);
+      for (IndexConfig index : config.indexes) {
+        step(
+            "topics %s (%d partitions) and %s of index %s ready",
+            index.offersTopic(), index.topicPartitions(), index.deadLetterTopic(), index.name());
+      }
     }
     system = ActorSystem.create("mosaic", pekkoConfig(config));
     statusClient = ZooKeeperClients.started(zkConnect, config);
-    manifest = PartitionManifest.inZooKeeper(statusClient, config.zkRoot);
-    manifest.start();
 
     int k = 0;
     int searcherCount = config.searcher.dcs.size() * config.searcher.nodesPerDc;
@@ -185,37 +185,47 @@ public final class LocalCluster implements Closeable {
           "indexer %s started (%d/%d), metrics at %s",
           role.nodeId(), i, config.indexer.nodes, role.metricsUrl());
     }
-    loader =
-        FeedLoader.builder()
-            .bootstrapServers(bootstrapServers)
-            .offersTopic(config.offersTopic)
-            .deadLetterTopic(config.deadLetterTopic)
-            .partitions(config.partitions)
-            .schema(CarsSchema.SCHEMA)
-            .build()
-            .start();
-    FeedSimulator.Sink sink =
-        snapshot -> {
-          FeedLoader.PublishResult r = loader.publish(snapshot);
-          return r.upserts() + r.deletes();
-        };
-    simulator = new FeedSimulator(config.feed, sink, Clock.systemUTC());
-    probe = new FreshnessProbe(config.probe, sink, this::runningSearchers);
-    int every = Math.max(1, simulator.partnerCount() / 5);
-    simulator.publishAll(
-        (done, total) -> {
-          if (done % every == 0 || done == total) {
-            step("feed loaded %d/%d partners", done, total);
-          }
-        });
-    step(
-        "first snapshots of %d partners published (%d offers); waiting for the indexers and"
-            + " searchers",
-        simulator.partnerCount(), simulator.offerCount());
+    for (IndexConfig index : config.indexes) {
+      localIndexes.put(
+          index.name(), new LocalIndex(index).start(statusClient, bootstrapServers, config.feed));
+    }
+    LocalIndex main = localIndexes.get(config.defaultIndex().name());
+    manifest = main.manifest();
+    loader = main.loader();
+    simulator = main.simulator();
+    if ("cars".equals(main.config().simulate())) {
+      // the probe lists car offers: it measures the default index when that is a cars index
+      probe = new FreshnessProbe(config.probe, main.sink(), this::runningSearchers);
+    }
+    for (LocalIndex index : localIndexes.values()) {
+      FeedSimulator feed = index.simulator();
+      if (feed == null) {
+        continue;
+      }
+      int every = Math.max(1, feed.partnerCount() / 5);
+      feed.publishAll(
+          (done, total) -> {
+            if (done % every == 0 || done == total) {
+              step("feed loaded %d/%d partners of %s", done, total, index.name());
+            }
+          });
+      step(
+          "first snapshots of %d %s partners published (%d offers)",
+          feed.partnerCount(), index.name(), feed.offerCount());
+    }
+    step("waiting for the indexers and searchers");
     awaitConverged(config.local.readyTimeout, this::reportWaiting);
-    simulator.start();
-    probe.start();
-    step("local cluster ready: %d searchers serve every built partition", searcherCount);
+    for (LocalIndex index : localIndexes.values()) {
+      if (index.simulator() != null) {
+        index.simulator().start();
+      }
+    }
+    if (probe != null) {
+      probe.start();
+    }
+    step(
+        "local cluster ready: %d searchers serve every built partition of %d indexes %s",
+        searcherCount, localIndexes.size(), localIndexes.keySet());
     return this;
   }
 
@@ -304,6 +314,23 @@ public final class LocalCluster implements Closeable {
         return i.nodeId() + " is busy (restoring or rebuilding)";
       }
     }
+    List<IndexerRole> others;
+    synchronized (this) {
+      others = otherIndexers.values().stream().flatMap(List::stream).toList();
+    }
+    for (IndexerRole i : others) {
+      if (i.isRunning() && !i.node().isIdle()) {
+        return i.nodeId() + " of " + i.index().name() + " is busy (restoring or rebuilding)";
+      }
+    }
+    for (LocalIndex index : localIndexes.values()) {
+      if (!index.config().isDefault()) {
+        String missing = index.notServed(runningSearchers());
+        if (!missing.isEmpty()) {
+          return missing;
+        }
+      }
+    }
     Map<Integer, Long> latest = latestVersions();
     if (latest.isEmpty()) {
       return "no partition built yet";
@@ -328,13 +355,68 @@ public final class LocalCluster implements Closeable {
    * accepted (a version an indexer recorded but no searcher holds yet is not counted).
    */
   public Map<Integer, Long> latestVersions() {
-    Map<Integer, Long> out = new TreeMap<>();
-    for (ManifestRecord r : manifest.all()) {
-      if (r.accepted() && r.id().schemaVersion() == CarsSchema.VERSION) {
-        out.merge(r.id().partition(), r.id().version(), Math::max);
-      }
+    return localIndexes.get(config.defaultIndex().name()).latestVersions();
+  }
+
+  /** {@link #latestVersions()} of an index. */
+  public Map<Integer, Long> latestVersions(String index) {
+    return localIndex(index).latestVersions();
+  }
+
+  /** The names of the indexes, the default one first. */
+  public List<String> indexNames() {
+    return config.indexes.stream().map(IndexConfig::name).toList();
+  }
+
+  /** The feed loader of an index. */
+  public FeedLoader feedLoader(String index) {
+    return localIndex(index).loader();
+  }
+
+  /** The simulated partners of an index, or null when it has none. */
+  public FeedSimulator simulator(String index) {
+    return localIndex(index).simulator();
+  }
+
+  /**
+   * Rolls an index to another schema, or back to the previous one (see {@link
+   * LocalIndex#switchSchema}): its indexers rebuild every partition under that schema version, and
+   * the searchers switch once they hold all of them; the other indexes keep serving untouched.
+   *
+   * @throws TimeoutException when the index is not complete at that version in time (the searchers
+   *     keep serving the current one)
+   */
+  public void switchSchema(String index, Schema schema, Duration timeout) throws TimeoutException {
+    LocalIndex li = localIndex(index);
+    List<IndexerRole> roles;
+    synchronized (this) {
+      roles =
+          li.config().isDefault()
+              ? List.copyOf(indexers.values())
+              : otherIndexers.values().stream()
+                  .flatMap(List::stream)
+                  .filter(r -> r.index().name().equals(index))
+                  .toList();
     }
-    return out;
+    li.switchSchema(
+        schema,
+        roles.stream().filter(IndexerRole::isRunning).toList(),
+        runningSearchers(),
+        timeout);
+  }
+
+  /** The schema version an index's searchers serve. */
+  public int servedSchemaVersion(String index) {
+    return localIndex(index).schemaVersion();
+  }
+
+  private LocalIndex localIndex(String name) {
+    LocalIndex index = localIndexes.get(name);
+    if (index == null) {
+      throw new IllegalArgumentException(
+          "no index '" + name + "'; the cluster runs " + localIndexes.keySet());
+    }
+    return index;
   }
 
   /** A snapshot of the cluster's state for the status line and the result. */
@@ -376,20 +458,35 @@ public final class LocalCluster implements Closeable {
       }
       dcs.put(dc, new ClusterStatus.Dc(dc, up, total, current == Integer.MAX_VALUE ? 0 : current));
     }
+    int servedElsewhere = 0; // the other indexes' fewest served partitions
+    for (LocalIndex index : localIndexes.values()) {
+      if (!index.config().isDefault()) {
+        servedElsewhere += index.partitionsServed(all);
+      }
+    }
+    long snapshots = 0;
+    long changes = 0;
+    for (LocalIndex index : localIndexes.values()) {
+      if (index.simulator() != null) {
+        snapshots += index.simulator().snapshotsPublished();
+        changes += index.simulator().changesPublished();
+      }
+    }
     return new ClusterStatus(
         Duration.ofNanos(System.nanoTime() - startedAtNanos),
         latest.size(),
-        config.partitions,
+        config.defaultIndex().partitions(),
         List.copyOf(dcs.values()),
         ready,
         all.size(),
-        partitionsServed == Integer.MAX_VALUE ? 0 : partitionsServed,
+        (partitionsServed == Integer.MAX_VALUE ? 0 : partitionsServed) + servedElsewhere,
         probe == null ? -1 : probe.percentileMillis(50),
         probe == null ? -1 : probe.percentileMillis(99),
         probe == null ? 0 : probe.samples(),
         queries,
-        simulator == null ? 0 : simulator.snapshotsPublished(),
-        simulator == null ? 0 : simulator.changesPublished());
+        snapshots,
+        changes,
+        localIndexes.size());
   }
 
   // ------------------------------------------------------------------ roles and faults
@@ -451,6 +548,11 @@ public final class LocalCluster implements Closeable {
   /** Stops an indexer (it leaves the consumer group; the others take over its partitions). */
   public void stopIndexer(String nodeId) {
     indexer(nodeId).close();
+    List<IndexerRole> others;
+    synchronized (this) {
+      others = otherIndexers.getOrDefault(nodeId, List.of());
+    }
+    others.forEach(IndexerRole::close);
   }
 
   /** Starts an indexer (a new one, or a stopped one again over its output directory). */
@@ -481,6 +583,28 @@ public final class LocalCluster implements Closeable {
     role.start();
     synchronized (this) {
       indexers.put(nodeId, role);
+    }
+    // the other indexes' roles of this node share its metrics endpoint
+    List<IndexerRole> others = new ArrayList<>();
+    for (IndexConfig index : config.indexes) {
+      if (!index.isDefault()) {
+        others.add(
+            new IndexerRole(
+                    nodeId,
+                    dcs.get(n % dcs.size()),
+                    index.beside(dataDir.resolve(nodeId).resolve("out")),
+                    config,
+                    index,
+                    zkConnect,
+                    bootstrapServers,
+                    system,
+                    null,
+                    role.registry())
+                .start());
+      }
+    }
+    synchronized (this) {
+      otherIndexers.put(nodeId, others);
     }
     return role;
   }
@@ -548,17 +672,16 @@ public final class LocalCluster implements Closeable {
     }
     LOG.info("stopping the local cluster");
     quietly("probe", probe);
-    quietly("feed simulator", simulator);
-    quietly("feed loader", loader);
+    localIndexes.values().forEach(i -> quietly("index " + i.name(), i));
     List<IndexerRole> is;
     List<SearcherRole> ss;
     synchronized (this) {
       is = new ArrayList<>(indexers.values());
+      otherIndexers.values().forEach(is::addAll);
       ss = new ArrayList<>(searchers.values());
     }
     is.forEach(i -> quietly(i.toString(), i));
     ss.forEach(s -> quietly(s.toString(), s));
-    quietly("manifest", manifest);
     quietly("status client", statusClient);
     if (system != null) {
       system.terminate();
@@ -593,7 +716,7 @@ public final class LocalCluster implements Closeable {
     }
   }
 
-  /** Creates the offers and dead-letter topics when missing. */
+  /** Creates every index's offers and dead-letter topics when missing. */
   static final class Topics {
     private Topics() {}
 
@@ -601,12 +724,14 @@ public final class LocalCluster implements Closeable {
       java.util.Properties p = new java.util.Properties();
       p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       try (Admin admin = Admin.create(p)) {
-        dev.mosaic.indexer.OfferTopics.create(
-            admin,
-            config.offersTopic,
-            config.topicPartitions,
-            config.deadLetterTopic,
-            config.replicationFactor);
+        for (IndexConfig index : config.indexes) {
+          dev.mosaic.indexer.OfferTopics.create(
+              admin,
+              index.offersTopic(),
+              index.topicPartitions(),
+              index.deadLetterTopic(),
+              config.replicationFactor);
+        }
       }
     }
   }

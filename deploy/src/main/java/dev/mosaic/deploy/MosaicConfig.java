@@ -91,6 +91,9 @@ public final class MosaicConfig {
   /** Local cluster settings. */
   public final Local local;
 
+  /** The indexes, the default one first ({@code mosaic.indexes}, see {@link IndexConfigReader}). */
+  public final List<IndexConfig> indexes;
+
   private MosaicConfig(Config config) {
     this.config = config;
     Config m = config.getConfig("mosaic");
@@ -129,6 +132,32 @@ public final class MosaicConfig {
     feed = new Feed(m);
     probe = new Probe(m);
     local = new Local(m);
+    indexes =
+        IndexConfigReader.read(
+            m, partitions, topicPartitions, offersTopic, deadLetterTopic, zkRoot, indexer.groupId);
+  }
+
+  /**
+   * An index by name.
+   *
+   * @throws IllegalArgumentException naming the configured indexes when there is none of that name
+   */
+  public IndexConfig index(String name) {
+    for (IndexConfig i : indexes) {
+      if (i.name().equals(name)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException(
+        "no index '"
+            + name
+            + "' in mosaic.indexes; configured: "
+            + indexes.stream().map(IndexConfig::name).toList());
+  }
+
+  /** The default index: the first of {@code mosaic.indexes}. */
+  public IndexConfig defaultIndex() {
+    return indexes.getFirst();
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.mosaic.deploy;
 
-import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.transport.NodeIdentity;
 import java.io.PrintStream;
@@ -48,7 +47,8 @@ import picocli.CommandLine.Parameters;
       MosaicMain.SearcherCommand.class,
       MosaicMain.IndexerCommand.class,
       MosaicMain.FeedLoaderCommand.class,
-      CertCommand.class
+      CertCommand.class,
+      SchemaCommand.class
     })
 public final class MosaicMain implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(MosaicMain.class);
@@ -177,21 +177,35 @@ public final class MosaicMain implements Runnable {
                 + " searcher never became ready or a query failed.")
     Integer durationSeconds;
 
+    @Option(
+        names = "--indexes",
+        paramLabel = "NAMES",
+        split = ",",
+        description =
+            "The built-in indexes to run, the first the default one (default: cars,realty);"
+                + " mosaic.indexes in --config or --set takes precedence.")
+    List<String> indexNames = List.of("cars", "realty");
+
     @Override
     public Integer call() throws Exception {
       MosaicConfig config = options.loadWithThrowawayZooKeeperCredential();
+      if ("reference.conf".equals(config.config().getValue("mosaic.indexes").origin().resource())) {
+        options.overrides.put("mosaic.indexes", LocalQueries.indexesValue(indexNames));
+        config = options.loadWithThrowawayZooKeeperCredential();
+      }
       PrintStream out = System.out;
       LocalCluster cluster = new LocalCluster(config).onProgress(out::println);
       CountDownLatch stopped = stopOnShutdown("local-cluster", cluster);
       int total = config.searcher.dcs.size() * config.searcher.nodesPerDc;
       out.printf(
           "Starting the local cluster: ZooKeeper, Kafka (KRaft), %d partners, %d indexers,"
-              + " %d searchers in %s, P=%d%n",
+              + " %d searchers in %s, P=%d, indexes %s%n",
           config.feed.partners,
           config.indexer.nodes,
           total,
           config.searcher.dcs,
-          config.partitions);
+          config.partitions,
+          config.indexes.stream().map(IndexConfig::name).toList());
       Set<String> everReady = new HashSet<>();
       try {
         cluster.start();
@@ -227,14 +241,19 @@ public final class MosaicMain implements Runnable {
       out.printf("  curl -s %s/health%n", first);
       out.printf("  curl -s %s/partitions%n", first);
       out.printf("  curl -s %s/metrics | grep mosaic_searcher%n", first);
-      for (QueryLoad.Sample q : QueryLoad.QUERIES.subList(0, 3)) {
-        out.printf(
-            "  curl -s -X POST %s%s -H 'Content-Type: application/json' -d '%s'%n",
-            first, q.path(), q.body());
+      out.printf("  curl -s %s/indexes%n", first);
+      for (IndexConfig index : config.indexes) {
+        for (QueryLoad.Sample q : LocalQueries.samples(index).subList(0, 2)) {
+          out.printf(
+              "  curl -s -X POST %s%s -H 'Content-Type: application/json' -d '%s'%n",
+              first, q.path(), q.body());
+        }
       }
       out.println();
       QueryLoad load =
-          durationSeconds == null ? null : new QueryLoad(addresses, config.local.queryInterval);
+          durationSeconds == null
+              ? null
+              : new QueryLoad(addresses, LocalQueries.mix(config), config.local.queryInterval);
       long end =
           durationSeconds == null
               ? Long.MAX_VALUE
@@ -268,11 +287,12 @@ public final class MosaicMain implements Runnable {
     private static void printResult(
         PrintStream out, ClusterStatus s, int ready, int total, long ok, long failed) {
       out.printf(
-          "RESULT cluster searchers_ready=%d/%d dcs=%d partitions_served=%d freshness_p50_ms=%d"
-              + " freshness_p99_ms=%d queries_ok=%d queries_failed=%d%n",
+          "RESULT cluster searchers_ready=%d/%d dcs=%d indexes=%d partitions_served=%d"
+              + " freshness_p50_ms=%d freshness_p99_ms=%d queries_ok=%d queries_failed=%d%n",
           ready,
           total,
           s.dcs().size(),
+          s.indexes(),
           s.partitionsServed(),
           s.freshnessP50Millis(),
           s.freshnessP99Millis(),
@@ -343,14 +363,41 @@ public final class MosaicMain implements Runnable {
       MosaicConfig.Indexer ic = config.indexer;
       Path out = nodeDir(config, ic.outputDir, ic.nodeId, "out");
       ActorSystem system = ActorSystem.create("mosaic", LocalCluster.pekkoConfig(config));
-      IndexerRole role =
-          new IndexerRole(ic.nodeId, ic.dc, out, config, zk, kafka, system, null, null)
-              .metricsEndpoint(ic.metricsHost, ic.metricsPort);
-      CountDownLatch stopped = stopOnShutdown("indexer", role, system::terminate);
-      role.start();
-      System.out.printf(
-          "indexer %s in group %s, P=%d, writing %s, metrics at %s%n",
-          ic.nodeId, ic.groupId, config.partitions, out, role.metricsUrl());
+      List<AutoCloseable> toClose = new ArrayList<>();
+      IndexerRole first = null;
+      for (IndexConfig index : config.indexes) {
+        IndexerRole role =
+            new IndexerRole(
+                ic.nodeId,
+                ic.dc,
+                index.beside(out),
+                config,
+                index,
+                zk,
+                kafka,
+                system,
+                null,
+                first == null ? null : first.registry());
+        if (first == null) {
+          first = role.metricsEndpoint(ic.metricsHost, ic.metricsPort);
+        }
+        toClose.add(role);
+      }
+      toClose.add(system::terminate);
+      CountDownLatch stopped = stopOnShutdown("indexer", toClose.toArray(AutoCloseable[]::new));
+      for (AutoCloseable c : toClose) {
+        if (c instanceof IndexerRole role) {
+          role.start();
+          System.out.printf(
+              "indexer %s of %s in group %s, P=%d, writing %s%n",
+              ic.nodeId,
+              role.index().name(),
+              role.index().groupId(),
+              role.index().partitions(),
+              role.index().beside(out));
+        }
+      }
+      System.out.printf("indexer %s metrics at %s%n", ic.nodeId, first.metricsUrl());
       stopped.await();
       return 0;
     }
@@ -372,6 +419,14 @@ public final class MosaicMain implements Runnable {
     @Parameters(paramLabel = "SNAPSHOT", arity = "0..*", description = "Snapshot files.")
     List<Path> snapshots = new ArrayList<>();
 
+    @Option(
+        names = "--index",
+        paramLabel = "NAME",
+        description =
+            "The index whose topics, partitions and schema the snapshots are loaded into"
+                + " (default: the default index, the first of mosaic.indexes).")
+    String indexName;
+
     @Override
     public Integer call() throws Exception {
       MosaicConfig config = options.load();
@@ -379,15 +434,16 @@ public final class MosaicMain implements Runnable {
       if (config.createTopics) {
         LocalCluster.Topics.ensure(config, kafka);
       }
+      IndexConfig index = indexName == null ? config.defaultIndex() : config.index(indexName);
       FeedLoader.Builder b =
           FeedLoader.builder()
               .bootstrapServers(kafka)
-              .offersTopic(config.offersTopic)
-              .deadLetterTopic(config.deadLetterTopic)
-              .partitions(config.partitions)
-              .schema(CarsSchema.SCHEMA);
+              .offersTopic(index.offersTopic())
+              .deadLetterTopic(index.deadLetterTopic())
+              .partitions(index.partitions())
+              .schema(index.schema().schema());
       if (config.dataDir != null) {
-        b.stateDir(config.dataDir.resolve("feed-loader").resolve("state"));
+        b.stateDir(index.beside(config.dataDir.resolve("feed-loader").resolve("state")));
       }
       try (FeedLoader loader = b.build().start()) {
         if (!snapshots.isEmpty()) {
@@ -396,9 +452,16 @@ public final class MosaicMain implements Runnable {
           }
           return 0;
         }
+        if (index.simulate().equals("none")) {
+          throw new IllegalArgumentException(
+              "index "
+                  + index.name()
+                  + " has no simulated feed (simulate = none): give snapshot files to load");
+        }
         FeedSimulator simulator =
             new FeedSimulator(
                 config.feed,
+                SimulatedListings.of(index.simulate(), config.feed),
                 snapshot -> {
                   FeedLoader.PublishResult r = loader.publish(snapshot);
                   return r.upserts() + r.deletes();

@@ -49,6 +49,7 @@ public final class QueryLoad implements Closeable {
                   + " \"price\"], \"limit\": 3}"),
           new Sample("/count", "{}"));
 
+  private final List<Sample> queries;
   private final HttpClient client =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final List<Thread> threads = new ArrayList<>();
@@ -62,6 +63,16 @@ public final class QueryLoad implements Closeable {
    * @param pause between two queries of one thread
    */
   public QueryLoad(List<String> addresses, Duration pause) {
+    this(addresses, QUERIES, pause);
+  }
+
+  /**
+   * Starts querying each of these base addresses with these queries in turn.
+   *
+   * @param pause between two queries of one thread
+   */
+  public QueryLoad(List<String> addresses, List<Sample> queries, Duration pause) {
+    this.queries = List.copyOf(queries);
     for (String address : addresses) {
       Thread t =
           Thread.ofPlatform()
@@ -75,7 +86,7 @@ public final class QueryLoad implements Closeable {
   private void loop(String address, Duration pause) {
     int i = 0;
     while (running) {
-      Sample q = QUERIES.get(i++ % QUERIES.size());
+      Sample q = queries.get(i++ % queries.size());
       try {
         HttpResponse<String> r =
             client.send(

@@ -3,6 +3,9 @@ package dev.mosaic.deploy;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.searcher.Generation;
 import dev.mosaic.searcher.HealthContributor;
+import dev.mosaic.searcher.IndexMeters;
+import dev.mosaic.searcher.PayloadDecoder;
+import dev.mosaic.searcher.SearchIndex;
 import dev.mosaic.searcher.SearcherNode;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.TransportHealth;
@@ -11,6 +14,7 @@ import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
@@ -92,6 +96,7 @@ public final class SearcherRole implements Closeable {
   private SearcherDiscovery discovery;
   private SearcherNode node;
   private TransportNode transport;
+  private final Map<String, TransportNode> transports = new LinkedHashMap<>();
 
   /** A LATENT searcher. */
   public SearcherRole(Spec spec, MosaicConfig config, String zkConnect) {
@@ -117,8 +122,11 @@ public final class SearcherRole implements Closeable {
       curator = ZooKeeperClients.started(zkConnect, config);
       discovery = SearcherDiscovery.watching(curator, config.transportSettings().zkRoot());
       discovery.start();
+      IndexConfig main = config.defaultIndex();
       SearcherNode.Builder b =
           SearcherNode.builder(spec.storeDir())
+              .indexName(main.name())
+              .payloadDecoder(payloads(main))
               .host(spec.host())
               .port(spec.httpPort())
               .keepVersions(s.keepVersions)
@@ -135,37 +143,23 @@ public final class SearcherRole implements Closeable {
               .datacenter(spec.dc())
               .peerDiscovery(discovery)
               .actorSystem(system);
+      for (IndexConfig index : config.indexes) {
+        if (!index.isDefault()) {
+          b.index(index.name(), index.beside(spec.storeDir()), payloads(index));
+        }
+      }
       AdminToken.read(s.adminTokenFile, s.adminTokenEnv, System::getenv).ifPresent(b::adminToken);
       node = b.build();
       node.start();
-      TransportNode.Builder tb =
-          TransportNode.builder()
-              .nodeId(spec.nodeId())
-              .dc(spec.dc())
-              .bind(spec.host(), spec.transportPort())
-              .advertise(spec.reachableHost(), -1)
-              .httpAddress(httpAddress())
-              .curator(curator)
-              .store(node.store())
-              .settings(config.transportSettings())
-              .meterRegistry(node.meterRegistry())
-              .actorSystem(Adapter.toTyped(system));
-      transport = tb.build();
-      transport.start();
+      for (IndexConfig index : config.indexes) {
+        TransportNode t = startTransport(index);
+        transports.put(index.name(), t);
+        if (index.isDefault()) {
+          transport = t;
+        }
+      }
+      // the status pages show the default index, measured against its manifest
       node.useManifest(transport.manifest());
-      TransportHealth health = transport.health();
-      node.addHealthContributor(
-          new HealthContributor() {
-            @Override
-            public String name() {
-              return "transport";
-            }
-
-            @Override
-            public Health check() {
-              return health.stale() ? Health.down(health.describe()) : Health.up(health.describe());
-            }
-          });
       LOG.info(
           "searcher {} of {} serving http://{}, transport on {}",
           spec.nodeId(),
@@ -179,6 +173,47 @@ public final class SearcherRole implements Closeable {
           ? io
           : new IOException("searcher " + spec.nodeId() + " did not start: " + e, e);
     }
+  }
+
+  /**
+   * The transport of one index: its own port (the default index's is the spec's, the others' any
+   * free one), registered under the index's ZooKeeper root, publishing into the index's store.
+   */
+  private TransportNode startTransport(IndexConfig index) throws Exception {
+    TransportNode t =
+        TransportNode.builder()
+            .nodeId(spec.nodeId())
+            .dc(spec.dc())
+            .bind(spec.host(), index.isDefault() ? spec.transportPort() : 0)
+            .advertise(spec.reachableHost(), -1)
+            .httpAddress(httpAddress())
+            .curator(curator)
+            .store(node.index(index.name()).store())
+            .settings(config.transportSettings().toBuilder().zkRoot(index.zkRoot()).build())
+            .meterRegistry(IndexMeters.tagged(node.meterRegistry(), index.name()))
+            .actorSystem(Adapter.toTyped(system))
+            .build();
+    t.start();
+    TransportHealth health = t.health();
+    String name = index.isDefault() ? "transport" : "transport " + index.name();
+    node.addHealthContributor(
+        new HealthContributor() {
+          @Override
+          public String name() {
+            return name;
+          }
+
+          @Override
+          public Health check() {
+            return health.stale() ? Health.down(health.describe()) : Health.up(health.describe());
+          }
+        });
+    return t;
+  }
+
+  /** The payload types of an index: the built-in feed messages and its schema's descriptor set. */
+  private static PayloadDecoder payloads(IndexConfig index) {
+    return new PayloadDecoder().register(index.schema().types());
   }
 
   /** Its spec. */
@@ -240,27 +275,51 @@ public final class SearcherRole implements Closeable {
     }
   }
 
-  /** True when a generation is open (the node answers queries). */
+  /** True when every index has a generation open (the node answers queries on each). */
   public boolean isReady() {
-    return isRunning() && node.generations().isReady();
+    return isRunning() && node.indexes().values().stream().allMatch(SearchIndex::isReady);
   }
 
-  /** The files of the current generation by partition (empty before the first generation). */
+  /** The transport of an index. */
+  public TransportNode transport(String index) {
+    TransportNode t = transports.get(index);
+    if (t == null) {
+      throw new IllegalArgumentException(
+          "no index '" + index + "'; there are " + transports.keySet());
+    }
+    return t;
+  }
+
+  /** The default index's files of its current generation by partition. */
   public SortedMap<Integer, PartitionFileId> servedFiles() {
-    if (!isReady()) {
+    return servedFiles(config.defaultIndex().name());
+  }
+
+  /** An index's files of its current generation by partition (empty before the first one). */
+  public SortedMap<Integer, PartitionFileId> servedFiles(String index) {
+    if (!isRunning()) {
       return new TreeMap<>();
     }
-    try (Generation g = node.generations().acquire()) {
+    SearchIndex served = node.index(index);
+    if (!served.isReady()) {
+      return new TreeMap<>();
+    }
+    try (Generation g = served.generations().acquire()) {
       return new TreeMap<>(g.files());
     } catch (IllegalStateException e) {
       return new TreeMap<>(); // closed meanwhile
     }
   }
 
-  /** Served versions by partition. */
+  /** The default index's served versions by partition. */
   public Map<Integer, Long> servedVersions() {
+    return servedVersions(config.defaultIndex().name());
+  }
+
+  /** An index's served versions by partition. */
+  public Map<Integer, Long> servedVersions(String index) {
     Map<Integer, Long> out = new TreeMap<>();
-    servedFiles().forEach((p, id) -> out.put(p, id.version()));
+    servedFiles(index).forEach((p, id) -> out.put(p, id.version()));
     return out;
   }
 
@@ -284,11 +343,11 @@ public final class SearcherRole implements Closeable {
     if (previous == State.CLOSED) {
       return;
     }
-    if (transport != null) {
+    for (Map.Entry<String, TransportNode> t : transports.entrySet()) {
       try {
-        transport.close();
+        t.getValue().close();
       } catch (RuntimeException e) {
-        LOG.warn("closing the transport of {} failed", spec.nodeId(), e);
+        LOG.warn("closing the {} transport of {} failed", t.getKey(), spec.nodeId(), e);
       }
     }
     if (discovery != null) {

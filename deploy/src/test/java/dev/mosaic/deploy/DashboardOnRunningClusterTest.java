@@ -113,9 +113,10 @@ class DashboardOnRunningClusterTest {
       scrapes.append(indexerScrape);
     }
     assertThat(indexerScrape)
-        .as("the indexer's own /metrics, tagged with its node id")
-        .contains("mosaic_indexer_consumer_lag{node=\"indexer-1\"}")
-        .contains("mosaic_indexer_rebuild_duration_seconds_count{node=\"indexer-1\"}");
+        .as("the indexer's own /metrics, tagged with its node id and index")
+        .contains("mosaic_indexer_consumer_lag{index=\"cars\",node=\"indexer-1\"}")
+        .contains(
+            "mosaic_indexer_rebuild_duration_seconds_count{index=\"cars\",node=\"indexer-1\"}");
 
     // counted per kind on the first event only: a healthy cluster has had no retry yet
     PrometheusMeterRegistry events = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -43,6 +43,33 @@ class FeedSimulatorTest {
   }
 
   @Test
+  void realtyPartnersPublishApartmentsAndHousesOfTheirOwn() throws Exception {
+    List<FeedSnapshot> published = new ArrayList<>();
+    MosaicConfig.Feed feed =
+        MosaicConfig.withOverrides(Map.of("mosaic.feed.partners", "5", "mosaic.feed.offers", "300"))
+            .feed;
+    try (FeedSimulator sim =
+        new FeedSimulator(
+            feed, SimulatedListings.realty(feed), s -> add(published, s), Clock.systemUTC())) {
+      sim.publishAll();
+      assertThat(sim.kind()).isEqualTo("realty");
+    }
+    Set<String> propertyTypes = new HashSet<>();
+    int offers = 0;
+    for (FeedSnapshot s : published) {
+      for (Offer o : s.getOffersList()) {
+        assertThat(o.hasRealty()).isTrue();
+        assertThat(o.getRealty().getPartnerId()).isEqualTo(s.getPartnerId());
+        assertThat(o.getFieldsList()).isNotEmpty();
+        propertyTypes.add(o.getRealty().getPropertyType());
+        offers++;
+      }
+    }
+    assertThat(offers).isEqualTo(300);
+    assertThat(propertyTypes).containsExactlyInAnyOrder("apartment", "house");
+  }
+
+  @Test
   void republishedSnapshotsChangeRemoveAndAddOffersOfTheSamePartner() throws Exception {
     MosaicConfig.Feed feed =
         MosaicConfig.withOverrides(

@@ -7,6 +7,7 @@ import com.google.protobuf.DynamicMessage;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.api.schema.ProtoTypes;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.Optional;
@@ -15,7 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Turns document payloads into JSON when the schema's {@code payloadType} names a known Protobuf
  * message (every message of {@code mosaic/feed/v1/offers.proto}, such as {@code
- * mosaic.feed.v1.CarOffer}, is known; {@link #register} adds more).
+ * mosaic.feed.v1.CarOffer}, is known; {@link #register} adds more, for instance every message of
+ * the descriptor set an index's schema file was loaded with).
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -33,6 +35,17 @@ public final class PayloadDecoder {
   public PayloadDecoder register(FileDescriptor file) {
     for (Descriptor d : file.getMessageTypes()) {
       register(d);
+    }
+    return this;
+  }
+
+  /**
+   * Makes every message of a descriptor set known, by full name (a schema file's payload types:
+   * {@link dev.mosaic.api.schema.IndexSchema#types()}); a name already known is replaced.
+   */
+  public PayloadDecoder register(ProtoTypes types) {
+    for (String name : types.messageNames()) {
+      known.put(name, types.message(name));
     }
     return this;
   }

@@ -108,10 +108,24 @@ public final class SearcherMain implements Runnable {
                 + " MOSAIC_ADMIN_TOKEN environment variable; neither: admin endpoints disabled).")
     Path adminTokenFile;
 
+    @Option(
+        names = "--descriptor-set",
+        paramLabel = "FILE",
+        description =
+            "Protobuf descriptor set (protoc --include_imports --descriptor_set_out) of the"
+                + " payload types, so that payloads of any type come back as JSON (the built-in"
+                + " feed messages are always known).")
+    Path descriptorSet;
+
     @Override
     public Integer call() throws Exception {
+      PayloadDecoder payloads = new PayloadDecoder();
+      if (descriptorSet != null) {
+        payloads.register(dev.mosaic.api.schema.ProtoTypes.load(descriptorSet));
+      }
       SearcherNode.Builder b =
           SearcherNode.builder(store)
+              .payloadDecoder(payloads)
               .host(host)
               .port(port)
               .keepVersions(keep)

@@ -5,11 +5,13 @@ import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.http.HttpApi;
+import dev.mosaic.searcher.http.IndexRoutes;
 import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.searcher.status.StatusHistory;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -62,6 +64,9 @@ import org.slf4j.LoggerFactory;
 public final class SearcherNode implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SearcherNode.class);
 
+  /** The name of the node's first index when none was given. */
+  public static final String DEFAULT_INDEX = "default";
+
   private enum State {
     LATENT,
     STARTED,
@@ -73,6 +78,7 @@ public final class SearcherNode implements Closeable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final List<HealthContributor> health = new CopyOnWriteArrayList<>();
+  private final Map<String, SearchIndex> indexes = new LinkedHashMap<>();
   private final PartitionStore store;
   private final Generations generations;
   private final SearchService search;
@@ -87,24 +93,25 @@ public final class SearcherNode implements Closeable {
   private SearcherNode(Builder b) {
     this.config = b;
     this.health.addAll(b.health);
-    this.store =
-        PartitionStore.builder(b.storeDirectory)
-            .keepVersions(b.keepVersions)
-            .verifyOnStart(b.verifyOnStart)
-            .maxFileBytes(b.maxFileBytes)
-            .freeSpaceReserve(b.freeSpaceReserve)
-            .build();
-    Generations.Builder gb =
-        Generations.builder(store)
-            .scanInterval(b.scanInterval)
-            .arenaGroupSize(b.arenaGroupSize)
-            .maxUnmapBacklog(b.maxUnmapBacklog)
-            .meterRegistry(registry);
-    if (b.schemaVersion != null) {
-      gb.schemaVersion(b.schemaVersion);
+    SearchIndex main = openIndex(b, b.indexName, b.storeDirectory, b.schemaVersion, b.payloads);
+    indexes.put(main.name(), main);
+    for (ExtraIndex extra : b.extraIndexes) {
+      if (indexes.containsKey(extra.name())) {
+        throw new IllegalArgumentException("index " + extra.name() + " is configured twice");
+      }
+      SearchIndex index =
+          openIndex(b, extra.name(), extra.storeDirectory(), null, extra.payloads());
+      indexes.put(extra.name(), index);
+      // the first index's generation is /health's own check; the others' are contributors
+      health.add(
+          HealthContributor.of(
+              "index " + index.name(),
+              index::isReady,
+              () -> index.isReady() ? "serving" : "no generation open yet"));
     }
-    this.generations = gb.build();
-    this.search = new SearchService(generations, b.payloads, b.limits(), registry);
+    this.store = main.store();
+    this.generations = main.generations();
+    this.search = main.search();
     AtomicInteger n = new AtomicInteger();
     // a bounded queue: when it is full the HTTP API answers 503 with Retry-After instead of
     // letting waiting queries (and their memory) pile up
@@ -133,6 +140,40 @@ public final class SearcherNode implements Closeable {
     new JvmMemoryMetrics().bindTo(registry);
   }
 
+  /**
+   * One index's store, generations and search service; its meters carry {@code index=<name>} when
+   * the node was given index names ({@link Builder#indexName}, {@link Builder#index}).
+   */
+  private SearchIndex openIndex(
+      Builder b, String name, Path storeDirectory, Integer schemaVersion, PayloadDecoder payloads) {
+    MeterRegistry meters =
+        b.indexName == null && b.extraIndexes.isEmpty()
+            ? registry
+            : IndexMeters.tagged(registry, name == null ? DEFAULT_INDEX : name);
+    PartitionStore store =
+        PartitionStore.builder(storeDirectory)
+            .keepVersions(b.keepVersions)
+            .verifyOnStart(b.verifyOnStart)
+            .maxFileBytes(b.maxFileBytes)
+            .freeSpaceReserve(b.freeSpaceReserve)
+            .build();
+    Generations.Builder gb =
+        Generations.builder(store)
+            .scanInterval(b.scanInterval)
+            .arenaGroupSize(b.arenaGroupSize)
+            .maxUnmapBacklog(b.maxUnmapBacklog)
+            .meterRegistry(meters);
+    if (schemaVersion != null) {
+      gb.schemaVersion(schemaVersion);
+    }
+    Generations generations = gb.build();
+    return new SearchIndex(
+        name == null ? DEFAULT_INDEX : name,
+        store,
+        generations,
+        new SearchService(generations, payloads, b.limits(), meters));
+  }
+
   /** A builder of a node over a store directory (created when missing). */
   public static Builder builder(Path storeDirectory) {
     return new Builder(storeDirectory);
@@ -148,8 +189,10 @@ public final class SearcherNode implements Closeable {
     if (!state.compareAndSet(State.LATENT, State.STARTED)) {
       throw new IllegalStateException("searcher node is " + state.get() + ", cannot start");
     }
-    store.start();
-    generations.start();
+    for (SearchIndex index : indexes.values()) {
+      index.store().start();
+      index.generations().start();
+    }
     if (config.port < 0) {
       LOG.info("searcher node started without HTTP over {}", store.root());
       return;
@@ -173,24 +216,18 @@ public final class SearcherNode implements Closeable {
       system = ActorSystem.create("mosaic-searcher", c);
       ownsSystem = true;
     }
-    HttpApi api =
-        new HttpApi(
-            search,
-            generations,
-            registry,
-            () -> List.copyOf(health),
-            queryExecutor,
-            adminExecutor,
-            config.maxUploadBytes,
-            config.adminToken,
-            config.maxRequestBytes);
     pages = statusPages();
     pages.start();
     try {
       binding =
           Http.get(system)
               .newServerAt(config.host, config.port)
-              .bind(pages.route().orElse(api.route()))
+              .bind(
+                  pages
+                      .route()
+                      // /indexes/<name>/... first: the first index's API answers 404 itself
+                      .orElse(IndexRoutes.route(indexes.keySet(), n -> httpApi(indexes.get(n))))
+                      .orElse(httpApi(indexes.values().iterator().next()).route()))
               .toCompletableFuture()
               .get(30, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -198,6 +235,20 @@ public final class SearcherNode implements Closeable {
       throw new IOException("cannot bind HTTP on " + config.host + ":" + config.port + ": " + e, e);
     }
     LOG.info("searcher node serving {} on http://{}", store.root(), address());
+  }
+
+  /** The query API of one index. */
+  private HttpApi httpApi(SearchIndex index) {
+    return new HttpApi(
+        index.search(),
+        index.generations(),
+        registry,
+        () -> List.copyOf(health),
+        queryExecutor,
+        adminExecutor,
+        config.maxUploadBytes,
+        config.adminToken,
+        config.maxRequestBytes);
   }
 
   /** The operator's pages ({@code /status}, {@code /cluster}) over this node and its peers. */
@@ -268,6 +319,25 @@ public final class SearcherNode implements Closeable {
     return generations;
   }
 
+  /** The indexes served, by name, the first one first (the one the unprefixed paths serve). */
+  public Map<String, SearchIndex> indexes() {
+    return java.util.Collections.unmodifiableMap(indexes);
+  }
+
+  /**
+   * One served index.
+   *
+   * @throws IllegalArgumentException naming the indexes served when there is none of that name
+   */
+  public SearchIndex index(String name) {
+    SearchIndex index = indexes.get(name);
+    if (index == null) {
+      throw new IllegalArgumentException(
+          "no index '" + name + "'; this node serves " + indexes.keySet());
+    }
+    return index;
+  }
+
   /** The search service (JSON in, JSON out) used by the HTTP API. */
   public SearchService searchService() {
     return search;
@@ -322,9 +392,19 @@ public final class SearcherNode implements Closeable {
     }
     queryExecutor.shutdown();
     adminExecutor.shutdown();
-    generations.close();
-    store.close();
+    for (SearchIndex index : indexes.values()) {
+      index.generations().close();
+      index.store().close();
+    }
     LOG.info("searcher node over {} closed", store.root());
+  }
+
+  private record ExtraIndex(String name, Path storeDirectory, PayloadDecoder payloads) {
+    ExtraIndex {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(storeDirectory, "storeDirectory");
+      Objects.requireNonNull(payloads, "payloads");
+    }
   }
 
   /** Configures a {@link SearcherNode}. Not thread safe. */
@@ -358,6 +438,8 @@ public final class SearcherNode implements Closeable {
     private StatusHistory.Settings statusHistory = StatusHistory.Settings.DEFAULT;
     private final Map<String, List<String>> peers = new LinkedHashMap<>();
     private SearcherDiscovery discovery;
+    private String indexName;
+    private final List<ExtraIndex> extraIndexes = new ArrayList<>();
 
     private Builder(Path storeDirectory) {
       this.storeDirectory = Objects.requireNonNull(storeDirectory, "storeDirectory");
@@ -592,6 +674,26 @@ public final class SearcherNode implements Closeable {
      */
     public Builder peerDiscovery(SearcherDiscovery discovery) {
       this.discovery = Objects.requireNonNull(discovery, "discovery");
+      return this;
+    }
+
+    /**
+     * Names the index of the store directory given to {@link SearcherNode#builder} (default {@value
+     * SearcherNode#DEFAULT_INDEX}): its meters are then tagged {@code index=<name>} and it is also
+     * served under {@code /indexes/<name>/}. Unnamed and alone, its meters carry no index tag.
+     */
+    public Builder indexName(String indexName) {
+      this.indexName = Objects.requireNonNull(indexName, "indexName");
+      return this;
+    }
+
+    /**
+     * Serves another index beside the first: its own store directory, its payload types, served
+     * under {@code /indexes/<name>/} ({@code /search}, {@code /count}, {@code /partitions} and the
+     * admin routes), its meters tagged {@code index=<name>}. Every other setting is shared.
+     */
+    public Builder index(String name, Path storeDirectory, PayloadDecoder payloads) {
+      extraIndexes.add(new ExtraIndex(name, storeDirectory, payloads));
       return this;
     }
 
