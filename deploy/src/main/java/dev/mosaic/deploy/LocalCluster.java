@@ -103,7 +103,7 @@ public final class LocalCluster implements Closeable {
   /**
    * Starts everything, publishes the first snapshot of every partner and waits until every searcher
    * serves every built partition (within {@code local.ready-timeout}); then starts the periodic
-   * republishing and the freshness probe.
+   * republishing and the freshness probe (unless {@code local.feed-after-start} is false).
    *
    * @throws TimeoutException when the cluster is not ready in time (it is left running: close it)
    */
@@ -213,8 +213,10 @@ public final class LocalCluster implements Closeable {
             + " searchers",
         simulator.partnerCount(), simulator.offerCount());
     awaitConverged(config.local.readyTimeout, this::reportWaiting);
-    simulator.start();
-    probe.start();
+    if (config.local.feedAfterStart) {
+      simulator.start();
+      probe.start();
+    }
     step("local cluster ready: %d searchers serve every built partition", searcherCount);
     return this;
   }
