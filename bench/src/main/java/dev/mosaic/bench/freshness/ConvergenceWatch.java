@@ -4,27 +4,32 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
  * Waits until every searcher answers a cycle's changed offers with their new content: a scheduler
- * polls each searcher every {@code pollInterval} with searches for the partitions it has not yet
- * answered right ({@link ChangedOffers}), one search at a time; a partition answered right stays
- * answered (a searcher only moves forward). A searcher has converged at the moment the answer that
- * completed it arrived; the cycle, when the last searcher has.
+ * polls each searcher on its own thread, {@code pollInterval} after its previous round, with
+ * searches for the partitions it has not yet answered right ({@link ChangedOffers}), one search at
+ * a time; a partition answered right stays answered (a searcher only moves forward). A searcher has
+ * converged at the moment the answer that completed it arrived; the cycle, when the last searcher
+ * has.
  *
- * <p>Thread safety: one {@link #await} at a time per instance; polling runs on one internal thread.
+ * <p>Thread safety: one {@link #await} at a time per instance; polling runs on internal threads,
+ * one per searcher.
  */
 final class ConvergenceWatch {
   /** Runs one {@code /search} on a searcher. */
@@ -38,12 +43,8 @@ final class ConvergenceWatch {
     JsonNode search(String searcher, ObjectNode body) throws Exception;
   }
 
-  /**
-   * When each searcher converged ({@link System#nanoTime} of the completing answer's arrival).
-   *
-   * @param polls searches sent in all
-   */
-  record Outcome(Map<String, Long> convergedAtNanos, long polls) {
+  /** When each searcher converged (the clock's time at the completing answer's arrival). */
+  record Outcome(Map<String, Long> convergedAtNanos) {
     Outcome {
       convergedAtNanos = Map.copyOf(convergedAtNanos);
     }
@@ -58,6 +59,18 @@ final class ConvergenceWatch {
   private final Duration pollInterval;
   private final LongSupplier nanoTime;
   private final ObjectMapper json = new ObjectMapper();
+  private final AtomicLong searches = new AtomicLong();
+  private final AtomicLong searchNanos = new AtomicLong();
+
+  /** Searches sent so far (every cycle, failed ones included). */
+  long searches() {
+    return searches.get();
+  }
+
+  /** Wall time of those searches, from sending to the answer or failure. */
+  Duration searchTime() {
+    return Duration.ofNanos(searchNanos.get());
+  }
 
   ConvergenceWatch(Client client, Duration pollInterval, LongSupplier nanoTime) {
     this.client = Objects.requireNonNull(client, "client");
@@ -76,77 +89,101 @@ final class ConvergenceWatch {
    */
   Outcome await(ChangedOffers changed, List<String> searchers, Duration timeout)
       throws TimeoutException, InterruptedException {
-    Polling polling = new Polling(changed, searchers);
+    if (searchers.isEmpty()) {
+      throw new IllegalArgumentException("no searcher to wait for");
+    }
+    Map<String, Long> convergedAt = new ConcurrentHashMap<>();
+    CompletableFuture<Outcome> done = new CompletableFuture<>();
+    List<SearcherPolling> pollings = new ArrayList<>();
     ScheduledExecutorService scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("freshness-poll").daemon().factory());
+        Executors.newScheduledThreadPool(
+            searchers.size(), Thread.ofPlatform().name("freshness-poll-", 1).daemon().factory());
     try {
-      scheduler.scheduleWithFixedDelay(
-          polling::round, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
-      return polling.done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      for (String s : searchers) {
+        SearcherPolling p = new SearcherPolling(s, changed, convergedAt, searchers.size(), done);
+        pollings.add(p);
+        p.task =
+            scheduler.scheduleWithFixedDelay(
+                p::round, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      return done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       throw new IllegalStateException("polling failed", e.getCause());
     } catch (TimeoutException e) {
       scheduler.shutdownNow();
       scheduler.awaitTermination(10, TimeUnit.SECONDS);
+      StringBuilder b = new StringBuilder();
+      for (SearcherPolling p : pollings) {
+        p.describePending(b);
+      }
       throw new TimeoutException(
           "not every searcher answered the changed offers with their new content within "
               + timeout
               + ": "
-              + polling.describePending());
+              + b);
     } finally {
       scheduler.shutdownNow();
     }
   }
 
-  /** One cycle's polling state; touched by the scheduler thread only, until it stops. */
-  private final class Polling {
+  /** One searcher's polling in one cycle; its state is touched by its own task only. */
+  private final class SearcherPolling {
+    final String searcher;
     final ChangedOffers changed;
-    final Map<String, TreeSet<Integer>> pending = new LinkedHashMap<>();
-    final Map<String, Long> convergedAt = new LinkedHashMap<>();
-    final CompletableFuture<Outcome> done = new CompletableFuture<>();
+    final TreeSet<Integer> pending;
+    final Map<String, Long> convergedAt;
+    final int searchers;
+    final CompletableFuture<Outcome> done;
     volatile String lastFailure = "";
-    long polls;
+    volatile ScheduledFuture<?> task;
 
-    Polling(ChangedOffers changed, List<String> searchers) {
+    SearcherPolling(
+        String searcher,
+        ChangedOffers changed,
+        Map<String, Long> convergedAt,
+        int searchers,
+        CompletableFuture<Outcome> done) {
+      this.searcher = searcher;
       this.changed = changed;
-      if (searchers.isEmpty()) {
-        throw new IllegalArgumentException("no searcher to wait for");
-      }
-      for (String s : searchers) {
-        pending.put(s, new TreeSet<>(changed.partitions()));
-      }
+      this.pending = new TreeSet<>(changed.partitions());
+      this.convergedAt = convergedAt;
+      this.searchers = searchers;
+      this.done = done;
     }
 
     void round() {
+      if (pending.isEmpty()) {
+        return; // converged; its task is being cancelled
+      }
       try {
-        for (Map.Entry<String, TreeSet<Integer>> e : pending.entrySet()) {
-          String searcher = e.getKey();
-          TreeSet<Integer> left = e.getValue();
-          if (left.isEmpty()) {
+        for (ChangedOffers.Search search : changed.searches(pending, json)) {
+          JsonNode answer;
+          long sent = System.nanoTime();
+          try {
+            answer = client.search(searcher, search.body());
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return;
+          } catch (Exception failure) {
+            lastFailure = failure.toString();
             continue;
+          } finally {
+            searches.incrementAndGet();
+            searchNanos.addAndGet(System.nanoTime() - sent);
           }
-          for (ChangedOffers.Search search : changed.searches(left, json)) {
-            JsonNode answer;
-            try {
-              polls++;
-              answer = client.search(searcher, search.body());
-            } catch (InterruptedException ie) {
-              Thread.currentThread().interrupt();
-              return;
-            } catch (Exception failure) {
-              lastFailure = searcher + ": " + failure;
-              continue;
+          long at = nanoTime.getAsLong();
+          pending.removeAll(changed.answered(search, answer));
+          if (pending.isEmpty()) {
+            convergedAt.put(searcher, at);
+            if (convergedAt.size() == searchers) {
+              done.complete(new Outcome(convergedAt));
             }
-            long at = nanoTime.getAsLong();
-            left.removeAll(changed.answered(search, answer));
-            if (left.isEmpty()) {
-              convergedAt.put(searcher, at);
+            ScheduledFuture<?> t = task;
+            if (t != null) {
+              t.cancel(false);
             }
+            return;
           }
-        }
-        if (convergedAt.size() == pending.size()) {
-          done.complete(new Outcome(convergedAt, polls));
         }
       } catch (RuntimeException e) {
         done.completeExceptionally(e);
@@ -154,26 +191,22 @@ final class ConvergenceWatch {
       }
     }
 
-    String describePending() {
-      StringBuilder b = new StringBuilder();
-      pending.forEach(
-          (s, left) -> {
-            if (!left.isEmpty()) {
-              b.append(b.isEmpty() ? "" : ", ")
-                  .append(s)
-                  .append(" still answers ")
-                  .append(left.size())
-                  .append(" of ")
-                  .append(changed.partitions().size())
-                  .append(" changed partitions with old content (first: ")
-                  .append(left.first())
-                  .append(')');
-            }
-          });
-      if (!lastFailure.isEmpty()) {
-        b.append("; last failed search: ").append(lastFailure);
+    void describePending(StringBuilder b) {
+      if (pending.isEmpty()) {
+        return;
       }
-      return b.toString();
+      b.append(b.isEmpty() ? "" : ", ")
+          .append(searcher)
+          .append(" still answers ")
+          .append(pending.size())
+          .append(" of ")
+          .append(changed.partitions().size())
+          .append(" changed partitions with old content (first: ")
+          .append(pending.first())
+          .append(')');
+      if (!lastFailure.isEmpty()) {
+        b.append(", its last failed search: ").append(lastFailure);
+      }
     }
   }
 }

@@ -213,6 +213,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       List<FreshnessResult.Cycle> done = new ArrayList<>();
       for (int i = 1; i <= s.cycles(); i++) {
         FreshnessResult.Cycle c;
+        long searchesBefore = watch.searches();
+        Duration searchTimeBefore = watch.searchTime();
         try {
           c = cycle(cluster, s, watch, List.copyOf(addresses.keySet()));
         } catch (TimeoutException e) {
@@ -220,11 +222,14 @@ public final class FreshnessBenchmark implements Callable<Integer> {
           return 1;
         }
         done.add(c);
+        long searches = watch.searches() - searchesBefore;
+        long searchMillis = watch.searchTime().minus(searchTimeBefore).toMillis();
         out.printf(
             Locale.ROOT,
             "cycle %d/%d: %,d offers changed (%,d raw bytes) in %d partitions; in Kafka after %,d"
                 + " ms, searchable on every searcher after %,d ms; cross-DC %,d bytes (%.2f per"
-                + " changed byte), %d full files%s%n",
+                + " changed byte), %d full files%s; polled with %d searches of %d ms on"
+                + " average%n",
             i,
             s.cycles(),
             c.changedOffers(),
@@ -237,7 +242,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             c.wire().fullCopies(),
             c.wire().bytesSentByKind().isEmpty()
                 ? ""
-                : ", sent by kind " + c.wire().bytesSentByKind());
+                : ", sent by kind " + c.wire().bytesSentByKind(),
+            searches,
+            searches == 0 ? 0 : searchMillis / searches);
       }
       FreshnessResult result = new FreshnessResult(s.offers(), s.partitions(), done);
       LongSummary publish =
