@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,11 +33,19 @@ import java.util.function.LongSupplier;
  * one per searcher.
  */
 final class ConvergenceWatch {
-  /** Runs one {@code /search} on a searcher. */
-  @FunctionalInterface
+  /** What the watch asks a searcher (its HTTP API). */
   interface Client {
+    /** The id of the generation the searcher serves now ({@code GET /health}). */
+    long generation(String searcher) throws Exception;
+
     /**
-     * The searcher's answer.
+     * The version of each partition in the searcher's current generation ({@code GET /partitions},
+     * {@code servedVersion}).
+     */
+    Map<Integer, Long> servedVersions(String searcher) throws Exception;
+
+    /**
+     * The searcher's answer to one {@code POST /search}.
      *
      * @throws Exception when the searcher cannot be asked or does not answer 200 (polled again)
      */
@@ -134,6 +143,8 @@ final class ConvergenceWatch {
     final Map<String, Long> convergedAt;
     final int searchers;
     final CompletableFuture<Outcome> done;
+    final Map<Integer, Long> checkedVersions = new HashMap<>();
+    long lastGeneration = Long.MIN_VALUE;
     volatile String lastFailure = "";
     volatile ScheduledFuture<?> task;
 
@@ -156,39 +167,61 @@ final class ConvergenceWatch {
         return; // converged; its task is being cancelled
       }
       try {
-        for (ChangedOffers.Search search : changed.searches(pending, json)) {
-          JsonNode answer;
-          long sent = System.nanoTime();
-          try {
-            answer = client.search(searcher, search.body());
-          } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
-            return;
-          } catch (Exception failure) {
-            lastFailure = failure.toString();
-            continue;
-          } finally {
-            searches.incrementAndGet();
-            searchNanos.addAndGet(System.nanoTime() - sent);
+        long generation = client.generation(searcher);
+        if (generation == lastGeneration) {
+          return; // nothing new to see
+        }
+        Map<Integer, Long> served = client.servedVersions(searcher);
+        lastGeneration = generation;
+        List<Integer> moved = new ArrayList<>();
+        for (int p : pending) {
+          Long v = served.get(p);
+          if (v != null && !v.equals(checkedVersions.get(p))) {
+            moved.add(p);
+            checkedVersions.put(p, v);
           }
-          long at = nanoTime.getAsLong();
-          pending.removeAll(changed.answered(search, answer));
-          if (pending.isEmpty()) {
-            convergedAt.put(searcher, at);
-            if (convergedAt.size() == searchers) {
-              done.complete(new Outcome(convergedAt));
-            }
-            ScheduledFuture<?> t = task;
-            if (t != null) {
-              t.cancel(false);
-            }
+        }
+        for (ChangedOffers.Search search : changed.searches(moved, json)) {
+          if (check(search)) {
             return;
           }
         }
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
       } catch (RuntimeException e) {
         done.completeExceptionally(e);
         throw e;
+      } catch (Exception failure) {
+        lastFailure = failure.toString();
+        lastGeneration = Long.MIN_VALUE; // ask everything again next round
+        checkedVersions.clear();
       }
+    }
+
+    /** Runs one content search; true when it completed the searcher. */
+    private boolean check(ChangedOffers.Search search) throws Exception {
+      long sent = System.nanoTime();
+      JsonNode answer;
+      try {
+        answer = client.search(searcher, search.body());
+      } finally {
+        searches.incrementAndGet();
+        searchNanos.addAndGet(System.nanoTime() - sent);
+      }
+      long at = nanoTime.getAsLong();
+      pending.removeAll(changed.answered(search, answer));
+      if (!pending.isEmpty()) {
+        return false;
+      }
+      convergedAt.put(searcher, at);
+      if (convergedAt.size() == searchers) {
+        done.complete(new Outcome(convergedAt));
+      }
+      ScheduledFuture<?> t = task;
+      if (t != null) {
+        t.cancel(false);
+      }
+      return true;
     }
 
     void describePending(StringBuilder b) {

@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -308,34 +307,60 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     return out;
   }
 
-  /** {@code POST <searcher>/search} over HTTP. Thread safe. */
+  /** A searcher's HTTP API: {@code GET /health}, {@code GET /partitions}, {@code POST /search}. */
   private static final class HttpSearch implements ConvergenceWatch.Client {
-    private final Map<String, URI> uris;
+    private final Map<String, String> addresses;
     private final HttpClient http =
         HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper json = new ObjectMapper();
 
     HttpSearch(Map<String, String> addresses) {
-      this.uris =
-          addresses.entrySet().stream()
-              .collect(
-                  Collectors.toUnmodifiableMap(
-                      Map.Entry::getKey, e -> URI.create(e.getValue() + "/search")));
+      this.addresses = Map.copyOf(addresses);
+    }
+
+    @Override
+    public long generation(String searcher) throws Exception {
+      // 503 while a health check is down still names the generation served
+      JsonNode health = send(searcher, "/health", null, true);
+      JsonNode g = health.get("generation");
+      if (g == null || !g.canConvertToLong()) {
+        throw new IOException("no generation in /health: " + health);
+      }
+      return g.asLong();
+    }
+
+    @Override
+    public Map<Integer, Long> servedVersions(String searcher) throws Exception {
+      Map<Integer, Long> out = new java.util.HashMap<>();
+      for (JsonNode p : send(searcher, "/partitions", null, false).path("partitions")) {
+        JsonNode v = p.get("servedVersion");
+        if (v != null && v.canConvertToLong()) {
+          out.put(p.path("partition").asInt(), v.asLong());
+        }
+      }
+      return out;
     }
 
     @Override
     public JsonNode search(String searcher, ObjectNode body) throws Exception {
-      HttpRequest request =
-          HttpRequest.newBuilder(uris.get(searcher))
-              .timeout(Duration.ofSeconds(30))
-              .header("Content-Type", "application/json")
-              .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)))
-              .build();
-      HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-      if (response.statusCode() != 200) {
+      return send(searcher, "/search", body, false);
+    }
+
+    private JsonNode send(String searcher, String path, ObjectNode body, boolean anyStatus)
+        throws IOException, InterruptedException {
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(URI.create(addresses.get(searcher) + path))
+              .timeout(Duration.ofSeconds(30));
+      if (body != null) {
+        b.header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+      }
+      HttpResponse<byte[]> response = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      if (response.statusCode() != 200 && !anyStatus) {
         String text = new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
         throw new IOException(
-            "HTTP "
+            path
+                + " answered HTTP "
                 + response.statusCode()
                 + ": "
                 + text.substring(0, Math.min(200, text.length())));
