@@ -9,7 +9,9 @@ import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,7 +70,7 @@ final class ChangedOffers {
   static ChangedOffers of(Collection<CarOffer> changed, int partitions) {
     Map<Integer, List<String>> ids = new HashMap<>();
     Map<Integer, List<Content>> contents = new HashMap<>();
-    Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     for (CarOffer o : changed) {
       if (!seen.add(o.getOfferId())) {
         throw new IllegalArgumentException("offer id '" + o.getOfferId() + "' changed twice");
@@ -93,7 +95,7 @@ final class ChangedOffers {
       }
       groups.put(p, new Group(p, ids.get(p), contents.get(p)));
     }
-    return new ChangedOffers(java.util.Collections.unmodifiableSortedMap(groups), seen.size());
+    return new ChangedOffers(Collections.unmodifiableSortedMap(groups), seen.size());
   }
 
   /** Changed offers. */
