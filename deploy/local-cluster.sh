@@ -4,6 +4,7 @@
 #
 #   bash deploy/local-cluster.sh                      # run until Ctrl-C, printing a status line
 #   bash deploy/local-cluster.sh --duration 60        # run 60 s under query load, print RESULT, exit
+#   bash deploy/local-cluster.sh --offers 20000 --partitions 256   # another scale (default 6000 offers, 64)
 #   bash deploy/local-cluster.sh --config my.conf --set mosaic.partitions=128
 #
 # Builds deploy/target/mosaic.jar first when it is missing or older than any source.

@@ -131,6 +131,66 @@ public final class FeedSimulator implements Closeable {
   }
 
   /**
+   * Offers whose content changed in one {@link #changeContent} round, as they are listed now, and
+   * the partners whose snapshots hold them (in partner order).
+   */
+  public record ContentChange(List<CarOffer> changed, List<String> partners) {
+    public ContentChange {
+      changed = List.copyOf(changed);
+      partners = List.copyOf(partners);
+    }
+  }
+
+  /**
+   * Changes the content of about {@code share} of all offers (price, mileage, sometimes the
+   * description; same offer ids and dedup keys), each offer drawn with that probability, so the
+   * changes spread over the partners by their size. Nothing is published: see {@link
+   * #publishPartners}.
+   *
+   * @throws IllegalArgumentException if {@code share} is not in [0, 1]
+   */
+  public synchronized ContentChange changeContent(double share) {
+    List<CarOffer> changed = new ArrayList<>();
+    List<String> touched = new ArrayList<>();
+    for (Map.Entry<String, List<CarOffer>> e : partners.entrySet()) {
+      List<CarOffer> before = e.getValue();
+      List<CarOffer> after = generator.mutate(before, share, 0, 0);
+      boolean any = false;
+      for (int i = 0; i < before.size(); i++) {
+        if (!after.get(i).equals(before.get(i))) {
+          changed.add(after.get(i));
+          any = true;
+        }
+      }
+      if (any) {
+        e.setValue(new ArrayList<>(after));
+        touched.add(e.getKey());
+      }
+    }
+    return new ContentChange(changed, touched);
+  }
+
+  /**
+   * Publishes the current snapshot of each of these partners, in the calling thread.
+   *
+   * @return the offer changes (upserts and deletes) the snapshots caused
+   * @throws IllegalArgumentException naming a partner the simulator does not have
+   */
+  public synchronized long publishPartners(List<String> names) throws Exception {
+    for (String name : names) {
+      if (!partners.containsKey(name)) {
+        throw new IllegalArgumentException(
+            "no simulated partner '" + name + "'; there are " + partners.size());
+      }
+    }
+    long before = changes.get();
+    for (String name : names) {
+      publish(name);
+    }
+    return changes.get() - before;
+  }
+
+  /**
    * Pauses the periodic republishing (a republish in progress finishes first); the feeds stay as
    * they are until {@link #resume()}.
    */

@@ -103,7 +103,7 @@ public final class LocalCluster implements Closeable {
   /**
    * Starts everything, publishes the first snapshot of every partner and waits until every searcher
    * serves every built partition (within {@code local.ready-timeout}); then starts the periodic
-   * republishing and the freshness probe.
+   * republishing and the freshness probe (unless {@code local.feed-after-start} is false).
    *
    * @throws TimeoutException when the cluster is not ready in time (it is left running: close it)
    */
@@ -215,13 +215,15 @@ public final class LocalCluster implements Closeable {
     }
     step("waiting for the indexers and searchers");
     awaitConverged(config.local.readyTimeout, this::reportWaiting);
-    for (LocalIndex index : localIndexes.values()) {
-      if (index.simulator() != null) {
-        index.simulator().start();
+    if (config.local.feedAfterStart) {
+      for (LocalIndex index : localIndexes.values()) {
+        if (index.simulator() != null) {
+          index.simulator().start();
+        }
       }
-    }
-    if (probe != null) {
-      probe.start();
+      if (probe != null) {
+        probe.start();
+      }
     }
     step(
         "local cluster ready: %d searchers serve every built partition of %d indexes %s",

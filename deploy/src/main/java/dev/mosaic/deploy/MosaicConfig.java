@@ -546,10 +546,17 @@ public final class MosaicConfig {
     /** Pause between queries of one query thread. */
     public final Duration queryInterval;
 
+    /**
+     * Whether the simulated partners keep republishing and the freshness probe runs once the
+     * cluster is ready (false: the feeds stay still, for a caller that drives its own changes).
+     */
+    public final boolean feedAfterStart;
+
     Local(Config m) {
       statusInterval = positiveDuration(m, "local.status-interval");
       readyTimeout = positiveDuration(m, "local.ready-timeout");
       queryInterval = m.getDuration("local.query-interval");
+      feedAfterStart = m.getBoolean("local.feed-after-start");
     }
   }
 

@@ -186,8 +186,27 @@ public final class MosaicMain implements Runnable {
                 + " mosaic.indexes in --config or --set takes precedence.")
     List<String> indexNames = List.of("cars", "realty");
 
+    @Option(
+        names = "--offers",
+        paramLabel = "N",
+        description =
+            "Offers of the simulated partners at start (default 6000; sets mosaic.feed.offers)."
+                + " Production scale is 500000 and more: raise mosaic.local.ready-timeout too.")
+    Integer offers;
+
+    @Option(
+        names = "--partitions",
+        paramLabel = "P",
+        description =
+            "Index partitions (default 64; sets mosaic.partitions; production uses 1024). The"
+                + " offers topic gets at most P Kafka partitions.")
+    Integer partitions;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+      ScaleOptions.of(offers, partitions, spec).applyTo(options);
       MosaicConfig config = options.loadWithThrowawayZooKeeperCredential();
       if ("reference.conf".equals(config.config().getValue("mosaic.indexes").origin().resource())) {
         options.overrides.put("mosaic.indexes", LocalQueries.indexesValue(indexNames));

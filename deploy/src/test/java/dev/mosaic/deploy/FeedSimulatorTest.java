@@ -106,6 +106,59 @@ class FeedSimulatorTest {
         .allSatisfy(o -> assertThat(o.getPartnerId()).isEqualTo("partner-001"));
   }
 
+  @Test
+  void aContentChangeAltersTheShareOfOffersOverPartnersAndPublishesOnlyTheirSnapshots()
+      throws Exception {
+    MosaicConfig.Feed feed =
+        MosaicConfig.withOverrides(
+                Map.of("mosaic.feed.partners", "20", "mosaic.feed.offers", "20000"))
+            .feed;
+    List<FeedSnapshot> published = new ArrayList<>();
+    try (FeedSimulator sim = new FeedSimulator(feed, s -> add(published, s), Clock.systemUTC())) {
+      sim.publishAll();
+      Map<String, Offer> before = new HashMap<>();
+      published.forEach(s -> s.getOffersList().forEach(o -> before.put(o.getOfferId(), o)));
+      published.clear();
+
+      FeedSimulator.ContentChange change = sim.changeContent(0.01);
+
+      assertThat(change.changed()).hasSizeBetween(140, 260); // 1% of 20,000, binomial spread
+      assertThat(change.partners().size()).as("partners with a change").isGreaterThan(5);
+      assertThat(change.changed())
+          .allSatisfy(
+              c -> {
+                Offer old = before.get(c.getOfferId());
+                assertThat(old).as("same offer id").isNotNull();
+                assertThat(c.getDedupKey()).isEqualTo(old.getDedupKey());
+                assertThat(c.getMileageKm()).isGreaterThan(old.getCar().getMileageKm());
+                assertThat(change.partners()).contains(c.getPartnerId());
+              });
+      assertThat(sim.offerCount()).isEqualTo(20000);
+
+      long changes = sim.publishPartners(change.partners());
+
+      assertThat(published.stream().map(FeedSnapshot::getPartnerId).toList())
+          .isEqualTo(change.partners());
+      Map<String, Offer> after = new HashMap<>();
+      published.forEach(s -> s.getOffersList().forEach(o -> after.put(o.getOfferId(), o)));
+      for (var c : change.changed()) {
+        assertThat(after.get(c.getOfferId()).getCar().getMileageKm()).isEqualTo(c.getMileageKm());
+      }
+      assertThat(changes).isEqualTo(after.size()); // this sink counts every offer it receives
+    }
+  }
+
+  @Test
+  void publishingAnUnknownPartnerNamesIt() {
+    MosaicConfig.Feed feed = MosaicConfig.withOverrides(Map.of("mosaic.feed.offers", "10")).feed;
+    try (FeedSimulator sim = new FeedSimulator(feed, s -> 0, Clock.systemUTC())) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> sim.publishPartners(List.of("partner-001", "nobody")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'nobody'");
+    }
+  }
+
   private static int add(List<FeedSnapshot> out, FeedSnapshot s) {
     synchronized (out) {
       out.add(s);

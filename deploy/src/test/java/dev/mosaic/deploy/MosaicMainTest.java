@@ -39,6 +39,19 @@ class MosaicMainTest {
   }
 
   @Test
+  void localClusterScaleOptionsOutOfRangeAreRefusedNamingTheOption() {
+    CommandRun r = run("local-cluster", "--offers", "0");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("--offers must be at least 1, got 0");
+    r = run("local-cluster", "--partitions", "40000");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("--partitions must be between 1 and 32768, got 40000");
+    r = run("local-cluster", "--partitions", "many");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("--partitions").contains("many");
+  }
+
+  @Test
   void rolesRefuseToStartWithoutAZooKeeperCredentialNamingTheKeysToSet() {
     CommandRun r = run("searcher", "--set", "mosaic.zookeeper.connect=127.0.0.1:1");
     assertThat(r.exitCode()).isNotZero();

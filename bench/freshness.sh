@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Freshness at scale: the whole pipeline of the local cluster in one JVM (embedded ZooKeeper and
+# KRaft Kafka, the feed loader, 2 indexers, 2 datacenters x 2 searchers), by default 500,000 offers
+# of the simulated partners in 1024 partitions. Once every searcher serves every partition, each of
+# 10 cycles changes 1% of the offers (drawn over all partners) and hands the changed partners'
+# snapshots to the feed loader; the cycle's time runs until every searcher answers every changed
+# offer with its new content over HTTP; the transport's counters give the bytes that crossed
+# datacenters and the full partition files shipped. Ends with
+#   RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<> wire_bytes_per_changed_byte=<> full_copies=<>
+# and exits non-zero when a cycle is not searchable everywhere within --cycle-timeout (600 s).
+# Arguments go to the tool, e.g. --offers 20000 --partitions 64 --cycles 3, --change-fraction 0.05,
+# --set mosaic.indexer.debounce=300ms. Environment: HEAP (default 6g).
+# Logs go to bench/target/freshness.log. The output is kept in bench/target/results/freshness.txt
+# and drawn into bench/results/freshness.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/select-jdk.sh
+
+./mvnw -B -q -pl bench -am package -DskipTests -Dspotless.check.skip=true
+
+CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+mkdir -p bench/target/results
+set +e # keep the tool's exit status, draw the chart either way
+# -Dzookeeper.forceSync=no: as deploy/local-cluster.sh (a throwaway ZooKeeper; see there why).
+java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+  -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dzookeeper.forceSync=no \
+  -Dlogback.configurationFile=deploy/src/main/resources/logback.xml \
+  -Dmosaic.log.file=bench/target/freshness.log \
+  -cp "$CP" dev.mosaic.bench.freshness.FreshnessBenchmark "$@" | tee bench/target/results/freshness.txt
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -eq 0 ]; then
+  NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/freshness.txt \
+    || echo "WARNING: the chart of bench/target/results/freshness.txt was not drawn (reason above)" >&2
+fi
+exit "$status"

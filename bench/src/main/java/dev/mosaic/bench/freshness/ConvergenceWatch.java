@@ -1,0 +1,245 @@
+package dev.mosaic.bench.freshness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Waits until every searcher answers a cycle's changed offers with their new content: a scheduler
+ * polls each searcher on its own thread, {@code pollInterval} after its previous round, with
+ * searches for the partitions it has not yet answered right ({@link ChangedOffers}), one search at
+ * a time; a partition answered right stays answered (a searcher only moves forward). A searcher has
+ * converged at the moment the answer that completed it arrived; the cycle, when the last searcher
+ * has.
+ *
+ * <p>Thread safety: one {@link #await} at a time per instance; polling runs on internal threads,
+ * one per searcher.
+ */
+final class ConvergenceWatch {
+  /** What the watch asks a searcher (its HTTP API). */
+  interface Client {
+    /** The id of the generation the searcher serves now ({@code GET /health}). */
+    long generation(String searcher) throws Exception;
+
+    /**
+     * The version of each partition in the searcher's current generation ({@code GET /partitions},
+     * {@code servedVersion}).
+     */
+    Map<Integer, Long> servedVersions(String searcher) throws Exception;
+
+    /**
+     * The searcher's answer to one {@code POST /search}.
+     *
+     * @throws Exception when the searcher cannot be asked or does not answer 200 (polled again)
+     */
+    JsonNode search(String searcher, ObjectNode body) throws Exception;
+  }
+
+  /** When each searcher converged (the clock's time at the completing answer's arrival). */
+  record Outcome(Map<String, Long> convergedAtNanos) {
+    Outcome {
+      convergedAtNanos = Map.copyOf(convergedAtNanos);
+    }
+
+    /** When the last searcher converged. */
+    long lastNanos() {
+      return convergedAtNanos.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+    }
+  }
+
+  private final Client client;
+  private final Duration pollInterval;
+  private final LongSupplier nanoTime;
+  private final ObjectMapper json = new ObjectMapper();
+  private final AtomicLong searches = new AtomicLong();
+  private final AtomicLong searchNanos = new AtomicLong();
+
+  /** Searches sent so far (every cycle, failed ones included). */
+  long searches() {
+    return searches.get();
+  }
+
+  /** Wall time of those searches, from sending to the answer or failure. */
+  Duration searchTime() {
+    return Duration.ofNanos(searchNanos.get());
+  }
+
+  ConvergenceWatch(Client client, Duration pollInterval, LongSupplier nanoTime) {
+    this.client = Objects.requireNonNull(client, "client");
+    if (pollInterval.isNegative() || pollInterval.isZero()) {
+      throw new IllegalArgumentException("poll interval must be positive, got " + pollInterval);
+    }
+    this.pollInterval = pollInterval;
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+  }
+
+  /**
+   * Polls until every searcher answers every changed offer with its new content.
+   *
+   * @throws TimeoutException when that did not happen within {@code timeout}, naming per searcher
+   *     how many partitions were still answered with old content (and the last failed search)
+   */
+  Outcome await(ChangedOffers changed, List<String> searchers, Duration timeout)
+      throws TimeoutException, InterruptedException {
+    if (searchers.isEmpty()) {
+      throw new IllegalArgumentException("no searcher to wait for");
+    }
+    Map<String, Long> convergedAt = new ConcurrentHashMap<>();
+    CompletableFuture<Outcome> done = new CompletableFuture<>();
+    List<SearcherPolling> pollings = new ArrayList<>();
+    ScheduledExecutorService scheduler =
+        Executors.newScheduledThreadPool(
+            searchers.size(), Thread.ofPlatform().name("freshness-poll-", 1).daemon().factory());
+    try {
+      for (String s : searchers) {
+        SearcherPolling p = new SearcherPolling(s, changed, convergedAt, searchers.size(), done);
+        pollings.add(p);
+        p.task =
+            scheduler.scheduleWithFixedDelay(
+                p::round, 0, pollInterval.toNanos(), TimeUnit.NANOSECONDS);
+      }
+      return done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("polling failed", e.getCause());
+    } catch (TimeoutException e) {
+      scheduler.shutdownNow();
+      scheduler.awaitTermination(10, TimeUnit.SECONDS);
+      StringBuilder b = new StringBuilder();
+      for (SearcherPolling p : pollings) {
+        p.describePending(b);
+      }
+      throw new TimeoutException(
+          "not every searcher answered the changed offers with their new content within "
+              + timeout
+              + ": "
+              + b);
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /** One searcher's polling in one cycle; its state is touched by its own task only. */
+  private final class SearcherPolling {
+    final String searcher;
+    final ChangedOffers changed;
+    final TreeSet<Integer> pending;
+    final Map<String, Long> convergedAt;
+    final int searchers;
+    final CompletableFuture<Outcome> done;
+    final Map<Integer, Long> checkedVersions = new HashMap<>();
+    long lastGeneration = Long.MIN_VALUE;
+    volatile String lastFailure = "";
+    volatile ScheduledFuture<?> task;
+
+    SearcherPolling(
+        String searcher,
+        ChangedOffers changed,
+        Map<String, Long> convergedAt,
+        int searchers,
+        CompletableFuture<Outcome> done) {
+      this.searcher = searcher;
+      this.changed = changed;
+      this.pending = new TreeSet<>(changed.partitions());
+      this.convergedAt = convergedAt;
+      this.searchers = searchers;
+      this.done = done;
+    }
+
+    void round() {
+      if (pending.isEmpty()) {
+        return; // converged; its task is being cancelled
+      }
+      try {
+        long generation = client.generation(searcher);
+        if (generation == lastGeneration) {
+          return; // nothing new to see
+        }
+        Map<Integer, Long> served = client.servedVersions(searcher);
+        lastGeneration = generation;
+        List<Integer> moved = new ArrayList<>();
+        for (int p : pending) {
+          Long v = served.get(p);
+          if (v != null && !v.equals(checkedVersions.get(p))) {
+            moved.add(p);
+            checkedVersions.put(p, v);
+          }
+        }
+        for (ChangedOffers.Search search : changed.searches(moved, json)) {
+          if (check(search)) {
+            return;
+          }
+        }
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        done.completeExceptionally(e);
+        throw e;
+      } catch (Exception failure) {
+        lastFailure = failure.toString();
+        lastGeneration = Long.MIN_VALUE; // ask everything again next round
+        checkedVersions.clear();
+      }
+    }
+
+    /** Runs one content search; true when it completed the searcher. */
+    private boolean check(ChangedOffers.Search search) throws Exception {
+      long sent = System.nanoTime();
+      JsonNode answer;
+      try {
+        answer = client.search(searcher, search.body());
+      } finally {
+        searches.incrementAndGet();
+        searchNanos.addAndGet(System.nanoTime() - sent);
+      }
+      long at = nanoTime.getAsLong();
+      pending.removeAll(changed.answered(search, answer));
+      if (!pending.isEmpty()) {
+        return false;
+      }
+      convergedAt.put(searcher, at);
+      if (convergedAt.size() == searchers) {
+        done.complete(new Outcome(convergedAt));
+      }
+      ScheduledFuture<?> t = task;
+      if (t != null) {
+        t.cancel(false);
+      }
+      return true;
+    }
+
+    void describePending(StringBuilder b) {
+      if (pending.isEmpty()) {
+        return;
+      }
+      b.append(b.isEmpty() ? "" : ", ")
+          .append(searcher)
+          .append(" still answers ")
+          .append(pending.size())
+          .append(" of ")
+          .append(changed.partitions().size())
+          .append(" changed partitions with old content (first: ")
+          .append(pending.first())
+          .append(')');
+      if (!lastFailure.isEmpty()) {
+        b.append(", its last failed search: ").append(lastFailure);
+      }
+    }
+  }
+}

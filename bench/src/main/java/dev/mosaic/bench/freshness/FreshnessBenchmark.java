@@ -1,0 +1,371 @@
+package dev.mosaic.bench.freshness;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.mosaic.api.cars.CarOffers;
+import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.deploy.FeedSimulator;
+import dev.mosaic.deploy.IndexerRole;
+import dev.mosaic.deploy.LocalCluster;
+import dev.mosaic.deploy.MosaicConfig;
+import dev.mosaic.deploy.SearcherRole;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The freshness load tool ({@code bench/freshness.sh}): the whole pipeline of the local cluster in
+ * this JVM (embedded ZooKeeper and KRaft Kafka, the feed loader, 2 indexers, 2 datacenters of 2
+ * searchers, every searcher with its HTTP API), at production scale by default (500,000 offers of
+ * the simulated partners in 1024 partitions). Once every searcher serves every partition, each
+ * cycle changes the content of a share of the offers (1% by default, drawn over all partners) and
+ * hands the changed partners' full snapshots to the feed loader, which diffs them and publishes the
+ * changes to Kafka; the cycle's time runs from that moment until every searcher answers every
+ * changed offer with its new content over HTTP ({@link ConvergenceWatch}). After the cluster is
+ * quiet again (indexers idle, every searcher at the manifest's latest versions) the transport's
+ * counters give the bytes that crossed datacenters and the full files shipped in the cycle ({@link
+ * WireCounters}).
+ *
+ * <p>Ends with {@code RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<>
+ * wire_bytes_per_changed_byte=<> full_copies=<>} ({@link FreshnessResult}); exits 1 when a cycle
+ * did not become searchable everywhere within {@code --cycle-timeout}, printing what was missing.
+ */
+@Command(
+    name = "freshness-benchmark",
+    mixinStandardHelpOptions = true,
+    description = "Feed-to-searchable time and cross-DC bytes per cycle on the local cluster.")
+public final class FreshnessBenchmark implements Callable<Integer> {
+  @Option(names = "--offers", description = "offers of the partners (default ${DEFAULT-VALUE})")
+  int offers = 500_000;
+
+  @Option(names = "--partitions", description = "index partitions P (default ${DEFAULT-VALUE})")
+  int partitions = 1024;
+
+  @Option(names = "--cycles", description = "measured cycles (default ${DEFAULT-VALUE})")
+  int cycles = 10;
+
+  @Option(
+      names = "--change-fraction",
+      description = "share of the offers changed per cycle, in (0, 1] (default ${DEFAULT-VALUE})")
+  double changeFraction = 0.01;
+
+  @Option(
+      names = "--cycle-timeout",
+      paramLabel = "SECONDS",
+      description =
+          "a cycle not searchable everywhere after this long fails the run (default"
+              + " ${DEFAULT-VALUE})")
+  int cycleTimeoutSeconds = 600;
+
+  @Option(
+      names = "--ready-timeout",
+      paramLabel = "SECONDS",
+      description =
+          "longest start-up until every searcher serves every partition (default"
+              + " ${DEFAULT-VALUE})")
+  int readyTimeoutSeconds = 3600;
+
+  @Option(
+      names = "--poll-ms",
+      description =
+          "pause between two polling rounds over the searchers (default ${DEFAULT-VALUE})")
+  int pollMillis = 20;
+
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description = "overrides one key of the cluster's configuration (deploy/CONFIG.md)")
+  Map<String, String> sets = new LinkedHashMap<>();
+
+  @Spec CommandSpec spec;
+
+  /**
+   * The validated options.
+   *
+   * @param overrides the cluster's extra configuration overrides ({@code --set})
+   */
+  record Settings(
+      int offers,
+      int partitions,
+      int cycles,
+      double changeFraction,
+      Duration cycleTimeout,
+      Duration readyTimeout,
+      Duration pollInterval,
+      Map<String, String> overrides) {
+    Settings {
+      overrides = Map.copyOf(overrides);
+    }
+
+    /**
+     * The local cluster's configuration: the scale, still feeds after start-up (the cycles are the
+     * only changes), the start-up deadline, at most 8 Kafka partitions (as the demo), a throwaway
+     * ZooKeeper credential; then the {@code --set} overrides.
+     */
+    Map<String, String> clusterOverrides() {
+      Map<String, String> o = new LinkedHashMap<>();
+      o.put("mosaic.partitions", Integer.toString(partitions));
+      o.put("mosaic.feed.offers", Integer.toString(offers));
+      o.put("mosaic.kafka.topic-partitions", Integer.toString(Math.min(8, partitions)));
+      o.put("mosaic.local.feed-after-start", "false");
+      o.put("mosaic.local.ready-timeout", readyTimeout.toSeconds() + "s");
+      o.put(
+          "mosaic.transport.zookeeper.digest-password", "\"" + java.util.UUID.randomUUID() + "\"");
+      o.putAll(overrides);
+      return o;
+    }
+  }
+
+  /**
+   * Checks the options.
+   *
+   * @throws CommandLine.ParameterException naming the option and its value when out of range
+   */
+  Settings settings() {
+    require(offers >= 1, "--offers must be at least 1, got " + offers);
+    require(
+        partitions >= 1 && partitions <= 1 << 15,
+        "--partitions must be between 1 and 32768, got " + partitions);
+    require(cycles >= 1, "--cycles must be at least 1, got " + cycles);
+    require(
+        changeFraction > 0 && changeFraction <= 1,
+        "--change-fraction must be in (0, 1], got " + changeFraction);
+    require(
+        cycleTimeoutSeconds >= 1,
+        "--cycle-timeout must be at least 1 s, got " + cycleTimeoutSeconds);
+    require(
+        readyTimeoutSeconds >= 1,
+        "--ready-timeout must be at least 1 s, got " + readyTimeoutSeconds);
+    require(pollMillis >= 1, "--poll-ms must be at least 1, got " + pollMillis);
+    return new Settings(
+        offers,
+        partitions,
+        cycles,
+        changeFraction,
+        Duration.ofSeconds(cycleTimeoutSeconds),
+        Duration.ofSeconds(readyTimeoutSeconds),
+        Duration.ofMillis(pollMillis),
+        sets);
+  }
+
+  private void require(boolean ok, String message) {
+    if (!ok) {
+      throw new CommandLine.ParameterException(spec.commandLine(), message);
+    }
+  }
+
+  public static void main(String[] args) {
+    System.exit(new CommandLine(new FreshnessBenchmark()).execute(args));
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Settings s = settings();
+    MosaicConfig config;
+    try {
+      config = MosaicConfig.withOverrides(s.clusterOverrides());
+    } catch (IllegalArgumentException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
+    PrintStream out = System.out;
+    out.printf(
+        Locale.ROOT,
+        "freshness: %,d offers of %d partners in %d partitions, %d indexers, %d searchers in %s;"
+            + " %d cycles of %.2f%% changed offers%n",
+        s.offers(),
+        config.feed.partners,
+        s.partitions(),
+        config.indexer.nodes,
+        config.searcher.dcs.size() * config.searcher.nodesPerDc,
+        config.searcher.dcs,
+        s.cycles(),
+        s.changeFraction() * 100);
+    long t = System.nanoTime();
+    try (LocalCluster cluster = new LocalCluster(config).onProgress(System.err::println)) {
+      cluster.start();
+      out.printf(Locale.ROOT, "cluster ready after %.1f s%n", (System.nanoTime() - t) / 1e9);
+      Map<String, String> addresses = new LinkedHashMap<>();
+      for (SearcherRole r : cluster.runningSearchers()) {
+        addresses.put(r.nodeId(), r.httpAddress());
+      }
+      ConvergenceWatch watch =
+          new ConvergenceWatch(new HttpSearch(addresses), s.pollInterval(), System::nanoTime);
+      List<FreshnessResult.Cycle> done = new ArrayList<>();
+      for (int i = 1; i <= s.cycles(); i++) {
+        FreshnessResult.Cycle c;
+        long searchesBefore = watch.searches();
+        Duration searchTimeBefore = watch.searchTime();
+        try {
+          c = cycle(cluster, s, watch, List.copyOf(addresses.keySet()));
+        } catch (TimeoutException e) {
+          out.printf("FAILED freshness cycle %d of %d: %s%n", i, s.cycles(), e.getMessage());
+          return 1;
+        }
+        done.add(c);
+        long searches = watch.searches() - searchesBefore;
+        long searchMillis = watch.searchTime().minus(searchTimeBefore).toMillis();
+        out.printf(
+            Locale.ROOT,
+            "cycle %d/%d: %,d offers changed (%,d raw bytes) in %d partitions; in Kafka after %,d"
+                + " ms, searchable on every searcher after %,d ms; cross-DC %,d bytes (%.2f per"
+                + " changed byte), %d full files%s; polled with %d searches of %d ms on"
+                + " average%n",
+            i,
+            s.cycles(),
+            c.changedOffers(),
+            c.changedBytes(),
+            c.changedPartitions(),
+            c.publishMillis(),
+            c.searchableMillis(),
+            c.wire().crossDcBytes(),
+            c.wireBytesPerChangedByte(),
+            c.wire().fullCopies(),
+            c.wire().bytesSentByKind().isEmpty()
+                ? ""
+                : ", sent by kind " + c.wire().bytesSentByKind(),
+            searches,
+            searches == 0 ? 0 : searchMillis / searches);
+      }
+      FreshnessResult result = new FreshnessResult(s.offers(), s.partitions(), done);
+      LongSummary publish =
+          LongSummary.of(done.stream().mapToLong(FreshnessResult.Cycle::publishMillis));
+      out.printf(
+          Locale.ROOT,
+          "INFO freshness loader_to_kafka_mean_ms=%d loader_to_kafka_max_ms=%d"
+              + " changed_offers_mean=%d changed_partitions_mean=%d%n",
+          publish.mean(),
+          publish.max(),
+          (long) done.stream().mapToInt(FreshnessResult.Cycle::changedOffers).average().orElse(0),
+          (long)
+              done.stream().mapToInt(FreshnessResult.Cycle::changedPartitions).average().orElse(0));
+      out.println(result.line());
+      return 0;
+    }
+  }
+
+  private record LongSummary(long mean, long max) {
+    static LongSummary of(java.util.stream.LongStream values) {
+      java.util.LongSummaryStatistics st = values.summaryStatistics();
+      return new LongSummary(Math.round(st.getAverage()), st.getMax());
+    }
+  }
+
+  /** One cycle: change, publish, wait until searchable everywhere, then until quiet. */
+  private static FreshnessResult.Cycle cycle(
+      LocalCluster cluster, Settings s, ConvergenceWatch watch, List<String> searchers)
+      throws Exception {
+    FeedSimulator simulator = cluster.simulator();
+    WireCounters.Reading before = WireCounters.read(registries(cluster));
+    FeedSimulator.ContentChange change = simulator.changeContent(s.changeFraction());
+    ChangedOffers changed = ChangedOffers.of(change.changed(), s.partitions());
+    long now = System.currentTimeMillis();
+    long rawBytes = 0;
+    for (CarOffer c : change.changed()) {
+      rawBytes += CarOffers.toOffer(c, now).getSerializedSize();
+    }
+    long t0 = System.nanoTime();
+    simulator.publishPartners(change.partners());
+    long inKafka = System.nanoTime();
+    long deadline = t0 + s.cycleTimeout().toNanos();
+    ConvergenceWatch.Outcome outcome =
+        watch.await(changed, searchers, Duration.ofNanos(deadline - System.nanoTime()));
+    // the deliveries of this cycle end before the next one starts, so its counters are its own
+    cluster.awaitConverged(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+    WireCounters.Reading wire = WireCounters.read(registries(cluster)).minus(before);
+    return new FreshnessResult.Cycle(
+        changed.offers(),
+        rawBytes,
+        changed.partitions().size(),
+        TimeUnit.NANOSECONDS.toMillis(inKafka - t0),
+        TimeUnit.NANOSECONDS.toMillis(outcome.lastNanos() - t0),
+        wire);
+  }
+
+  private static List<MeterRegistry> registries(LocalCluster cluster) {
+    List<MeterRegistry> out = new ArrayList<>();
+    cluster.runningIndexers().stream().map(IndexerRole::registry).forEach(out::add);
+    cluster.runningSearchers().stream().map(r -> r.node().meterRegistry()).forEach(out::add);
+    return out;
+  }
+
+  /** A searcher's HTTP API: {@code GET /health}, {@code GET /partitions}, {@code POST /search}. */
+  private static final class HttpSearch implements ConvergenceWatch.Client {
+    private final Map<String, String> addresses;
+    private final HttpClient http =
+        HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper json = new ObjectMapper();
+
+    HttpSearch(Map<String, String> addresses) {
+      this.addresses = Map.copyOf(addresses);
+    }
+
+    @Override
+    public long generation(String searcher) throws Exception {
+      // 503 while a health check is down still names the generation served
+      JsonNode health = send(searcher, "/health", null, true);
+      JsonNode g = health.get("generation");
+      if (g == null || !g.canConvertToLong()) {
+        throw new IOException("no generation in /health: " + health);
+      }
+      return g.asLong();
+    }
+
+    @Override
+    public Map<Integer, Long> servedVersions(String searcher) throws Exception {
+      Map<Integer, Long> out = new java.util.HashMap<>();
+      for (JsonNode p : send(searcher, "/partitions", null, false).path("partitions")) {
+        JsonNode v = p.get("servedVersion");
+        if (v != null && v.canConvertToLong()) {
+          out.put(p.path("partition").asInt(), v.asLong());
+        }
+      }
+      return out;
+    }
+
+    @Override
+    public JsonNode search(String searcher, ObjectNode body) throws Exception {
+      return send(searcher, "/search", body, false);
+    }
+
+    private JsonNode send(String searcher, String path, ObjectNode body, boolean anyStatus)
+        throws IOException, InterruptedException {
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(URI.create(addresses.get(searcher) + path))
+              .timeout(Duration.ofSeconds(30));
+      if (body != null) {
+        b.header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
+      }
+      HttpResponse<byte[]> response = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      if (response.statusCode() != 200 && !anyStatus) {
+        String text = new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
+        throw new IOException(
+            path
+                + " answered HTTP "
+                + response.statusCode()
+                + ": "
+                + text.substring(0, Math.min(200, text.length())));
+      }
+      return json.readTree(response.body());
+    }
+  }
+}
