@@ -1,5 +1,7 @@
 package dev.mosaic.deploy;
 
+import dev.mosaic.api.cars.CarOfferGenerator;
+import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import java.io.Closeable;
 import java.time.Clock;
@@ -150,6 +152,13 @@ public final class FeedSimulator implements Closeable {
    * @throws IllegalArgumentException if {@code share} is not in [0, 1]
    */
   public synchronized ContentChange changeContent(double share) {
+    if (!(book.listings.generator() instanceof CarOfferGenerator generator)) {
+      throw new IllegalStateException(
+          "content changes are simulated for car offers only; this simulator lists "
+              + book.listings.kind());
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, List<CarOffer>> partners = ((Book<CarOffer>) book).partners;
     List<CarOffer> changed = new ArrayList<>();
     List<String> touched = new ArrayList<>();
     for (Map.Entry<String, List<CarOffer>> e : partners.entrySet()) {
@@ -178,9 +187,9 @@ public final class FeedSimulator implements Closeable {
    */
   public synchronized long publishPartners(List<String> names) throws Exception {
     for (String name : names) {
-      if (!partners.containsKey(name)) {
+      if (!book.partners.containsKey(name)) {
         throw new IllegalArgumentException(
-            "no simulated partner '" + name + "'; there are " + partners.size());
+            "no simulated partner '" + name + "'; there are " + book.partners.size());
       }
     }
     long before = changes.get();
