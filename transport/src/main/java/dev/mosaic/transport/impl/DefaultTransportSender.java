@@ -17,6 +17,7 @@ import dev.mosaic.transport.wire.FileHeader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
@@ -144,8 +145,29 @@ public final class DefaultTransportSender implements TransportSender {
   @Override
   public CompletionStage<DeliveryReport> send(PartitionFileId id, Path file) {
     lifecycle.checkStarted();
-    return CompletableFuture.supplyAsync(() -> digest(file), ext.blockingExecutor())
+    return CompletableFuture.supplyAsync(() -> digestOf(id, file), ext.blockingExecutor())
         .thenCompose(d -> deliver(id, file, d.size(), d.crc32c(), changeSet(id, file, d.size())));
+  }
+
+  /**
+   * Size and CRC32C of the file: from the manifest's record of exactly this version when the sizes
+   * agree (the indexer recorded it while writing the file: no pass over the file here), else read
+   * once. A wrong record cannot slip a wrong file in: receivers check the bytes they get.
+   */
+  private FileDigest digestOf(PartitionFileId id, Path file) {
+    try {
+      long size = Files.size(file);
+      Optional<ManifestRecord> recorded =
+          manifest
+              .latest(id.schemaVersion(), id.partition())
+              .filter(r -> r.id().equals(id) && r.size() == size);
+      if (recorded.isPresent()) {
+        return new FileDigest(size, recorded.get().crc32c());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    return digest(file);
   }
 
   /** The change set kept beside the file, when shipping it instead of the file is worth it. */
