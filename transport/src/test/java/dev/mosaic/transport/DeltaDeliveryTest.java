@@ -215,6 +215,47 @@ class DeltaDeliveryTest {
   }
 
   @Test
+  void aPeerLackingTheBaseGetsTheFileWhetherItIsTheEntryOrTheRelayTarget() throws Exception {
+    Random random = new Random(SEED ^ 5);
+    Path out = tmp.resolve("out");
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings())) {
+      TransportSender sender = oneSearcher(cluster);
+      List<Built> bases = new ArrayList<>();
+      for (int p = 0; p < 8; p++) {
+        Built b = base(out, p, 100, random);
+        bases.add(b);
+        send(sender, b, "a"); // only a1 is there: a2 never gets the bases
+      }
+      cluster.searcher("a2", "a");
+      await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 2);
+      List<Built> nexts = new ArrayList<>();
+      for (Built b : bases) {
+        Built n = next(b, 0.02, random);
+        nexts.add(n);
+        send(sender, n, "a");
+      }
+      for (Built n : nexts) {
+        awaitEverywhere(cluster, n);
+      }
+      // entry a1: the change set, relayed to a2, which asks a1 for the file; entry a2: it asks
+      // the sender for the file and relays the file to a1. One fallback per version either way.
+      assertThat(sum(cluster, "mosaic.transport.full.fallbacks", tag("reason", "base_missing")))
+          .isEqualTo(8.0);
+      Predicate<Counter> insideA = tag("from_dc", "a").and(tag("to_dc", "a"));
+      double relayedDeltas =
+          sum(cluster, "mosaic.transport.copies.sent", insideA.and(tag("kind", "delta")));
+      double relayedFiles =
+          sum(cluster, "mosaic.transport.copies.sent", insideA.and(tag("kind", "full")));
+      System.out.printf(
+          "DeltaDeliveryTest: %d versions: %.0f relayed as change sets, %.0f relayed files%n",
+          nexts.size(), relayedDeltas, relayedFiles);
+      // every relayed change set fell back to a file from the relaying peer
+      assertThat(relayedFiles).isEqualTo(8.0);
+      assertThat(relayedDeltas).isLessThanOrEqualTo(8.0);
+    }
+  }
+
+  @Test
   void aSearcherWithoutTheBaseAsksForTheFileAndGetsIt() throws Exception {
     Random random = new Random(SEED ^ 1);
     Path out = tmp.resolve("out");
