@@ -58,8 +58,14 @@ final class ChangeSetRebuild {
           "malformed", "base version " + d.getBaseVersion() + " is not older than " + id);
     }
     if (store.file(base(d, id)).isEmpty()) {
+      Long held = store.latestVersions(id.schemaVersion()).get(id.partition());
       throw new NeedFullException(
-          "base_missing", "does not hold the base " + base(d, id) + " of the change set");
+          "base_missing",
+          "does not hold the base "
+              + base(d, id)
+              + " of the change set ("
+              + (held == null ? "holds no version of the partition" : "holds version " + held)
+              + ")");
     }
   }
 
