@@ -115,21 +115,23 @@ class ChangeSetTest {
     }
   }
 
+  /**
+   * A flipped byte is refused with a precise reason, or the change set still decodes: to another
+   * valid change set (a value or payload byte), or to the same one (an unused padding bit of the
+   * deflate stream). Either way no other exception escapes; the receiver's check of the rebuilt
+   * file against the manifest tells the cases apart.
+   */
   @Test
-  void aFlippedByteIsRefusedOrRebuildsADifferentFileNeverAnotherError() throws Exception {
+  void aFlippedByteIsRefusedWithAPreciseReasonOrStillDecodesNeverAnotherError() throws Exception {
     Random random = new Random(SEED ^ 3);
     Recorded r = recordFew(random);
-    byte[] good = Files.readAllBytes(r.output());
     int refused = 0;
     for (int i = 0; i < 200; i++) {
       byte[] c = r.changes().clone();
       int at = random.nextInt(c.length);
       c[at] ^= (byte) (1 + random.nextInt(255));
       try (Database base = Database.open(r.base())) {
-        Path out = dir.resolve("flip.mosaic");
-        ChangeSet.decode(base.schema(), c).applyTo(base, out, false);
-        // decodable after all (a flipped value byte): the rebuild differs, the checksum tells
-        assertThat(Files.readAllBytes(out)).isNotEqualTo(good);
+        ChangeSet.decode(base.schema(), c).applyTo(base, dir.resolve("flip.mosaic"), false);
       } catch (MalformedChangeSetException e) {
         refused++;
         assertThat(e.getMessage()).startsWith("malformed change set: ");

@@ -5,6 +5,7 @@ import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,7 @@ final class DeltaFirstTransfer {
         .thenCompose(
             ack -> {
               if (!ack.getNeedFull()) {
-                return java.util.concurrent.CompletableFuture.completedFuture(ack);
+                return CompletableFuture.completedFuture(ack);
               }
               metrics.fullFallback(ack.getFallback());
               LOG.info(

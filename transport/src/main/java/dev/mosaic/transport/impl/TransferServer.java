@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -404,7 +405,7 @@ final class TransferServer implements AutoCloseable {
                 }
                 ChangeSetRebuild.rebuild(store, d, id, changes);
               } catch (IOException e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
               }
               return DeltaOffer.of(d.getBaseVersion(), changes, d.getContentCrc32C());
             },
