@@ -3,9 +3,12 @@ package dev.mosaic.indexer;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.Offer;
+import dev.mosaic.format.ChangeSet;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseUpdate;
+import dev.mosaic.format.Document;
 import dev.mosaic.format.Schema;
+import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.PartitionFileId;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * walking the base and the changes in key-hash order, an unchanged offer's document is kept from
  * the base file (carried over encoded, never re-parsed), an upserted offer is parsed and added, a
  * removed one is left out. The output equals a from-scratch build of the same offers in key-hash
- * order. Without a base (before the first file) every offer is added (a full build).
+ * order. Without a base (before the first file) every offer is added (a full build). A build on a
+ * base also keeps its change set beside the file ({@link ChangeSetFile}), which the transport ships
+ * instead of the file to receivers holding the base.
  *
  * <p>Stateless; one build per thread.
  */
@@ -45,6 +50,8 @@ final class PartitionBuild {
           "partition " + plan.partition() + ": the plan builds on " + plan.base() + ", not open");
     }
     DatabaseUpdate update = base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base);
+    ChangeSet.Recorder changes =
+        base == null || plan.base() == null ? null : ChangeSet.recorder(base);
     long[] keys = plan.keys();
     long[] changed = plan.changedKeys();
     int capacity = keys.length + changed.length;
@@ -63,6 +70,9 @@ final class PartitionBuild {
         int at = -1;
         if (position >= 0) {
           update.keep(position);
+          if (changes != null) {
+            changes.keep(position);
+          }
           at = documents++;
         }
         outKeys[n] = keys[i];
@@ -83,7 +93,11 @@ final class PartitionBuild {
       int at = -1;
       try {
         Offer offer = Offer.parseFrom(value);
-        update.add(OfferDocuments.toDocument(schema, offer));
+        Document document = OfferDocuments.toDocument(schema, offer);
+        update.add(document);
+        if (changes != null) {
+          changes.add(document);
+        }
         at = documents++;
       } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
         if (leftOut++ == 0) {
@@ -104,6 +118,12 @@ final class PartitionBuild {
     }
     Files.createDirectories(output.toAbsolutePath().getParent());
     DatabaseUpdate.Summary summary = update.writeTo(output);
+    if (changes != null) {
+      // what the transport ships to receivers holding the base, instead of the file
+      ChangeSetFile.write(output, plan.base().version(), changes.encode());
+    } else {
+      ChangeSetFile.delete(output); // a stale one of an earlier build that was not recorded
+    }
     return new Result(
         new PartitionState.Merged(
             id,

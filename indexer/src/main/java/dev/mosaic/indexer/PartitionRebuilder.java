@@ -240,6 +240,7 @@ final class PartitionRebuilder {
     } finally {
       if (!recorded) {
         Files.deleteIfExists(file);
+        dev.mosaic.partition.ChangeSetFile.delete(file);
       }
     }
   }

@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionManifest;
@@ -165,6 +166,7 @@ final class VersionDelivery implements AutoCloseable {
             layout.file(new PartitionFileId(id.schemaVersion(), id.partition(), versions.get(i)));
         if (!sending.contains(f)) {
           Files.deleteIfExists(f);
+          ChangeSetFile.delete(f);
         }
       }
     } catch (IOException e) {

@@ -598,6 +598,15 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     return !changed.isEmpty();
   }
 
+  /**
+   * The hidden temporary file ({@code .<staged name>.<pid>.<nanos>.updating}) of a version being
+   * rebuilt from a change set into a staged file (the format's {@code DatabaseUpdate}), left by a
+   * crash during the rebuild.
+   */
+  private static boolean isRebuildLeftover(String name) {
+    return name.startsWith(".") && name.endsWith(".updating");
+  }
+
   private boolean scanPartition(
       int schemaVersion, int partition, Path dir, boolean starting, Set<PartitionFileId> seen)
       throws IOException {
@@ -606,7 +615,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
       for (Path file : files) {
         String name = file.getFileName().toString();
-        if (name.endsWith(TEMP_SUFFIX)) {
+        if (name.endsWith(TEMP_SUFFIX) || isRebuildLeftover(name)) {
           if (starting) {
             LOG.info("deleting leftover temporary file {}", file);
             Files.deleteIfExists(file);

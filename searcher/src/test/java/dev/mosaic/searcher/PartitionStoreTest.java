@@ -219,6 +219,10 @@ class PartitionStoreTest {
     }
     // a crash left a half-received file, and version 3 of partition 0 is truncated on disk
     Files.write(partitionDir(0).resolve("4.mosaic.1234abcd.tmp"), TestFiles.bytes(0, 4));
+    // and one rebuilding version 5 from a change set
+    Files.write(
+        partitionDir(0).resolve(".5.mosaic.5678ef.tmp.4242.123456.updating"),
+        TestFiles.bytes(0, 5));
     byte[] three = TestFiles.bytes(0, 3);
     Files.write(
         partitionDir(0).resolve("3.mosaic"), java.util.Arrays.copyOf(three, three.length / 2));

@@ -30,7 +30,7 @@ class DatacenterDeliveryTest {
 
   @TempDir Path tmp;
 
-  private static TransportSettings.Builder quick() {
+  static TransportSettings.Builder quick() {
     return TransportSettings.builder()
         .retryBackoff(Duration.ofMillis(20), Duration.ofMillis(300))
         .relayAttempts(3)

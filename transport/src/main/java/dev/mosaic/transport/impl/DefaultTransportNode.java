@@ -220,18 +220,20 @@ public final class DefaultTransportNode implements TransportNode {
   }
 
   /** After a push was published: relay files that came from outside the DC, refresh catch-up. */
-  private void published(FileHeader h) {
+  private void published(FileHeader h, Optional<DeltaOffer> delta) {
     if (h.getHopCount() == 0) {
-      relay(h);
+      relay(h, delta);
     }
     catchUpNow();
   }
 
   /**
    * Relays a published file to the other searchers of this DC. The file is held on disk until the
-   * relay ends; once this node holds a newer version of the partition, the relay stops trying.
+   * relay ends; once this node holds a newer version of the partition, the relay stops trying. A
+   * version that came as a change set is relayed as the same change set (each peer rebuilds it; a
+   * peer lacking the base gets the file).
    */
-  private void relay(FileHeader h) {
+  private void relay(FileHeader h, Optional<DeltaOffer> delta) {
     PartitionFileId id =
         new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
     Optional<ReceivingStore.HeldFile> held = store.hold(id);
@@ -259,7 +261,9 @@ public final class DefaultTransportNode implements TransportNode {
                 "relay",
                 peers,
                 peer -> discovery.inDc(dc).stream().filter(e -> e.nodeId().equals(peer)).toList(),
-                target -> client.push(target, relayed, file.path()),
+                target ->
+                    DeltaFirstTransfer.attempt(
+                        client, metrics, target, relayed, delta, file.path()),
                 settings.relayAttempts(),
                 settings.retryBackoffMin(),
                 settings.retryBackoffMax(),

@@ -1,5 +1,6 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
@@ -16,7 +17,9 @@ import dev.mosaic.transport.wire.FileHeader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -142,8 +145,44 @@ public final class DefaultTransportSender implements TransportSender {
   @Override
   public CompletionStage<DeliveryReport> send(PartitionFileId id, Path file) {
     lifecycle.checkStarted();
-    return CompletableFuture.supplyAsync(() -> digest(file), ext.blockingExecutor())
-        .thenCompose(d -> deliver(id, file, d.size(), d.crc32c()));
+    return CompletableFuture.supplyAsync(() -> digestOf(id, file), ext.blockingExecutor())
+        .thenCompose(d -> deliver(id, file, d.size(), d.crc32c(), changeSet(id, file, d.size())));
+  }
+
+  /**
+   * Size and CRC32C of the file: from the manifest's record of exactly this version when the sizes
+   * agree (the indexer recorded it while writing the file: no pass over the file here), else read
+   * once. A wrong record cannot slip a wrong file in: receivers check the bytes they get.
+   */
+  private FileDigest digestOf(PartitionFileId id, Path file) {
+    try {
+      long size = Files.size(file);
+      Optional<ManifestRecord> recorded =
+          manifest
+              .latest(id.schemaVersion(), id.partition())
+              .filter(r -> r.id().equals(id) && r.size() == size);
+      if (recorded.isPresent()) {
+        return new FileDigest(size, recorded.get().crc32c());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    return digest(file);
+  }
+
+  /** The change set kept beside the file, when shipping it instead of the file is worth it. */
+  private static Optional<DeltaOffer> changeSet(PartitionFileId id, Path file, long size) {
+    try {
+      Optional<ChangeSetFile> kept = ChangeSetFile.read(file);
+      if (kept.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(DeltaOffer.of(kept.get(), FileChecksum.of(file)))
+          .filter(o -> o.worthIt(id.version(), size));
+    } catch (IOException e) {
+      LOG.warn("cannot read the change set of {}; sending the file", id, e);
+      return Optional.empty();
+    }
   }
 
   /**
@@ -153,7 +192,7 @@ public final class DefaultTransportSender implements TransportSender {
    * behind others are not in the manifest yet, so catch-up does not look for them anywhere.
    */
   private CompletionStage<DeliveryReport> deliver(
-      PartitionFileId id, Path file, long size, long crc) {
+      PartitionFileId id, Path file, long size, long crc, Optional<DeltaOffer> delta) {
     FileHeader header =
         FileHeader.newBuilder()
             .setSchemaVersion(id.schemaVersion())
@@ -180,7 +219,12 @@ public final class DefaultTransportSender implements TransportSender {
             dcs,
             discovery::inDc,
             (SearcherEndpoint target) ->
-                recorded.get().thenCompose(v -> client.push(target, header, file)),
+                recorded
+                    .get()
+                    .thenCompose(
+                        v ->
+                            DeltaFirstTransfer.attempt(
+                                client, metrics, target, header, delta, file)),
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),

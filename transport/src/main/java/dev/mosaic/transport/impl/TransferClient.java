@@ -7,6 +7,7 @@ import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.DeltaPush;
 import dev.mosaic.transport.wire.FetchRequest;
 import dev.mosaic.transport.wire.FetchResponse;
 import dev.mosaic.transport.wire.FileAck;
@@ -150,6 +151,7 @@ final class TransferClient {
    */
   CompletionStage<FileAck> push(SearcherEndpoint target, FileHeader header, Path file) {
     FileHeader h = header.toBuilder().setSenderNode(myNode).setSenderDc(myDc).build();
+    metrics.copySent("full", myDc, target.dc());
     Source<ByteString, NotUsed> out =
         Source.single(Frames.frame(TransportRequest.newBuilder().setPush(h).build()))
             .concat(
@@ -157,8 +159,40 @@ final class TransferClient {
                     .map(
                         b -> {
                           metrics.bytesSent(myDc, target.dc(), b.size());
+                          metrics.wireBytes("full", myDc, target.dc(), b.size());
                           return b;
                         }));
+    return exchange(target, out);
+  }
+
+  /**
+   * Offers the version of {@code header} to {@code target} as the change set {@code delta} (header,
+   * then the change set bytes); completes with its acknowledgement, which may ask for the full file
+   * ({@link FileAck#getNeedFull()}).
+   */
+  CompletionStage<FileAck> pushDelta(SearcherEndpoint target, FileHeader header, DeltaOffer delta) {
+    FileHeader h = header.toBuilder().setSenderNode(myNode).setSenderDc(myDc).build();
+    ByteString request =
+        Frames.frame(
+            TransportRequest.newBuilder()
+                .setDelta(
+                    DeltaPush.newBuilder()
+                        .setHeader(h)
+                        .setBaseVersion(delta.baseVersion())
+                        .setChangeSetSize(delta.changes().length)
+                        .setChangeSetCrc32C(delta.crc32c())
+                        .setContentCrc32C(delta.contentCrc32c()))
+                .build());
+    metrics.copySent("delta", myDc, target.dc());
+    metrics.wireBytes("delta", myDc, target.dc(), request.size() + delta.changes().length);
+    metrics.bytesSent(myDc, target.dc(), delta.changes().length);
+    return exchange(
+        target, Source.from(List.of(request, ByteString.fromArrayUnsafe(delta.changes()))));
+  }
+
+  /** Sends {@code out} to {@code target} and completes with the acknowledgement it answers. */
+  private CompletionStage<FileAck> exchange(
+      SearcherEndpoint target, Source<ByteString, NotUsed> out) {
     Pair<UniqueKillSwitch, CompletionStage<Object>> run =
         out.viaMat(KillSwitches.single(), Keep.right())
             .via(connection(target))

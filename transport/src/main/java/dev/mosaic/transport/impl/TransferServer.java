@@ -6,6 +6,7 @@ import dev.mosaic.transport.NodeIdentity;
 import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSettings;
+import dev.mosaic.transport.wire.DeltaPush;
 import dev.mosaic.transport.wire.FetchRequest;
 import dev.mosaic.transport.wire.FetchResponse;
 import dev.mosaic.transport.wire.FileAck;
@@ -18,10 +19,11 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
@@ -62,7 +64,7 @@ final class TransferServer implements AutoCloseable {
   private final ReceivingStore store;
   private final Supplier<Optional<String>> refusal;
   private final Set<PartitionFileId> receiving;
-  private final Consumer<FileHeader> onPublished;
+  private final BiConsumer<FileHeader, Optional<DeltaOffer>> onPublished;
   private final TransportSecurity security;
   private final PeerPolicy policy;
   private final ManifestGate gate;
@@ -79,7 +81,7 @@ final class TransferServer implements AutoCloseable {
       ReceivingStore store,
       Supplier<Optional<String>> refusal,
       Set<PartitionFileId> receiving,
-      Consumer<FileHeader> onPublished,
+      BiConsumer<FileHeader, Optional<DeltaOffer>> onPublished,
       TransportSecurity security,
       PeerPolicy policy,
       ManifestGate gate) {
@@ -170,7 +172,11 @@ final class TransferServer implements AutoCloseable {
         .statefulMapConcat(
             () ->
                 new Frames.Splitter<TransportRequest>(
-                    TransportRequest::parseFrom, r -> r.hasPush() ? r.getPush().getSize() : 0))
+                    TransportRequest::parseFrom,
+                    r ->
+                        r.hasPush()
+                            ? r.getPush().getSize()
+                            : r.hasDelta() ? r.getDelta().getChangeSetSize() : 0))
         .prefixAndTail(1)
         .mapAsync(1, pair -> handle(pair, peer.get()))
         .flatMapConcat(s -> s)
@@ -186,7 +192,12 @@ final class TransferServer implements AutoCloseable {
     TransportRequest req = ((Frames.Head<TransportRequest>) pair.first().get(0)).message();
     Source<Object, NotUsed> body = pair.second();
     if (req.hasPush()) {
-      return receive(req.getPush(), Frames.body(body), peer)
+      return receive(req.getPush(), Frames.body(body), peer, this::store)
+          .thenApply(ack -> Source.single(Frames.frame(ack)));
+    }
+    if (req.hasDelta()) {
+      DeltaPush d = req.getDelta();
+      return receive(d.getHeader(), Frames.body(body), peer, (h, id, b) -> storeDelta(d, h, id, b))
           .thenApply(ack -> Source.single(Frames.frame(ack)));
     }
     body.runWith(Sink.ignore(), ext.materializer());
@@ -229,10 +240,15 @@ final class TransferServer implements AutoCloseable {
         ext.materializer());
   }
 
+  /** What an admitted push does with its body; the caller counted it in {@code active}. */
+  private interface Admitted {
+    CompletionStage<FileAck> store(FileHeader h, PartitionFileId id, Source<Object, NotUsed> body);
+  }
+
   private CompletionStage<FileAck> receive(
-      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer) {
+      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer, Admitted then) {
     try {
-      return admit(h, body, peer);
+      return admit(h, body, peer, then);
     } catch (RuntimeException e) {
       LOG.error("{}: failed to handle {} from {}", nodeId, describe(h), h.getSenderNode(), e);
       return refuse(h, body, false, "receiver error: " + e);
@@ -240,7 +256,7 @@ final class TransferServer implements AutoCloseable {
   }
 
   private CompletionStage<FileAck> admit(
-      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer) {
+      FileHeader h, Source<Object, NotUsed> body, NodeIdentity peer, Admitted then) {
     PartitionFileId id;
     try {
       id = new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
@@ -286,7 +302,7 @@ final class TransferServer implements AutoCloseable {
         .thenCompose(
             d ->
                 switch (d.verdict()) {
-                  case RECORDED -> store(h, id, body);
+                  case RECORDED -> then.store(h, id, body);
                   case SUPERSEDED -> {
                     active.decrementAndGet();
                     yield superseded(h, body, d.reason());
@@ -344,12 +360,91 @@ final class TransferServer implements AutoCloseable {
               }
               LOG.debug("{}: published {} from {} ({} hop)", nodeId, id, h.getSenderNode(), kind);
               try {
-                onPublished.accept(h);
+                onPublished.accept(h, Optional.empty());
               } catch (RuntimeException e) {
                 LOG.warn("{}: after publishing {}", nodeId, id, e);
               }
               return ack(true, false, "");
             });
+  }
+
+  /**
+   * Rebuilds an admitted delta push from the held base and the change set it carries (see {@link
+   * ChangeSetRebuild}); answers need-full, with the reason, when that cannot give the file.
+   */
+  private CompletionStage<FileAck> storeDelta(
+      DeltaPush d, FileHeader h, PartitionFileId id, Source<Object, NotUsed> body) {
+    try {
+      ChangeSetRebuild.precheck(store, d, id);
+    } catch (ChangeSetRebuild.NeedFullException e) {
+      active.decrementAndGet();
+      drain(h, body);
+      return CompletableFuture.completedFuture(needFull(h, e));
+    }
+    if (!receiving.add(id)) {
+      active.decrementAndGet();
+      return refuse(h, body, false, "busy: already receiving " + id);
+    }
+    String fromDc = policy.metricDc(h.getSenderDc());
+    return body.runWith(
+            Sink.fold(ByteString.emptyByteString(), (acc, o) -> acc.concat((ByteString) o)),
+            ext.materializer())
+        .thenApplyAsync(
+            bytes -> {
+              metrics.bytesReceived(fromDc, dc, bytes.size());
+              byte[] changes = bytes.toArray();
+              try {
+                if (changes.length != d.getChangeSetSize()) {
+                  throw new ChangeSetRebuild.NeedFullException(
+                      "malformed",
+                      "truncated change set: received "
+                          + changes.length
+                          + " of "
+                          + d.getChangeSetSize()
+                          + " bytes");
+                }
+                ChangeSetRebuild.rebuild(store, d, id, changes);
+              } catch (IOException e) {
+                throw new CompletionException(e);
+              }
+              return DeltaOffer.of(d.getBaseVersion(), changes, d.getContentCrc32C());
+            },
+            ext.blockingExecutor())
+        .handle(
+            (offer, err) -> {
+              active.decrementAndGet();
+              receiving.remove(id);
+              if (err != null) {
+                Throwable cause = TransferClient.unwrap(err);
+                if (cause instanceof ChangeSetRebuild.NeedFullException e) {
+                  return needFull(h, e);
+                }
+                String reason = StoreWriter.reason(err);
+                LOG.warn("{}: rejected {} from {}: {}", nodeId, id, h.getSenderNode(), reason);
+                return ack(false, false, reason);
+              }
+              LOG.debug("{}: published {} rebuilt from its change set", nodeId, id);
+              try {
+                onPublished.accept(h, Optional.of(offer));
+              } catch (RuntimeException e) {
+                LOG.warn("{}: after publishing {}", nodeId, id, e);
+              }
+              return ack(true, false, "");
+            });
+  }
+
+  private FileAck needFull(FileHeader h, ChangeSetRebuild.NeedFullException e) {
+    LOG.info(
+        "{}: needs the whole file of {} from {} ({}): {}",
+        nodeId,
+        describe(h),
+        h.getSenderNode(),
+        e.fallback,
+        e.getMessage());
+    return ack(false, false, e.getMessage()).toBuilder()
+        .setNeedFull(true)
+        .setFallback(e.fallback)
+        .build();
   }
 
   private static Source<ByteString, NotUsed> notFound(String reason) {
@@ -397,6 +492,7 @@ final class TransferServer implements AutoCloseable {
             .build();
     String toDc = policy.metricDc(f.getRequesterDc());
     LOG.info("{}: serving {} to {} for catch-up", nodeId, id, f.getRequesterNode());
+    metrics.copySent("full", dc, toDc);
     return Source.single(
             Frames.frame(FetchResponse.newBuilder().setFound(true).setHeader(header).build()))
         .concat(
@@ -404,6 +500,7 @@ final class TransferServer implements AutoCloseable {
                 .map(
                     b -> {
                       metrics.bytesSent(dc, toDc, b.size());
+                      metrics.wireBytes("full", dc, toDc, b.size());
                       return b;
                     }))
         .watchTermination(

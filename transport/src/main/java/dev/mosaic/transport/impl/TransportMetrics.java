@@ -13,7 +13,10 @@ import java.util.concurrent.ConcurrentMap;
  * mosaic.transport.deliveries} (tags {@code kind}=entry|relay|fetch, {@code
  * outcome}=accepted|failed), {@code mosaic.transport.retries} (tag {@code kind}), {@code
  * mosaic.transport.delivery.latency} (tag {@code kind}), and per node the gauges {@code
- * mosaic.transport.partitions.behind} and {@code mosaic.transport.stale}.
+ * mosaic.transport.partitions.behind} and {@code mosaic.transport.stale}. Delivery by kind: {@code
+ * mosaic.transport.bytes.sent} and {@code mosaic.transport.copies.sent} (tags {@code
+ * kind}=delta|full, {@code from_dc}, {@code to_dc}), {@code mosaic.transport.full.fallbacks} (tag
+ * {@code reason}, one of {@link #FALLBACK_REASONS}).
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -84,6 +87,55 @@ public final class TransportMetrics {
                 .tag("kind", kind)
                 .tag("outcome", outcome)
                 .register(registry));
+  }
+
+  /** The reasons a delta push falls back to a full copy (the bounded values of the tag). */
+  public static final java.util.Set<String> FALLBACK_REASONS =
+      java.util.Set.of("base_missing", "malformed", "rebuild_mismatch", "rebuild_failed", "other");
+
+  /** Bytes of one copy sent, by kind ({@code delta}: a change set, {@code full}: the file). */
+  public void wireBytes(String kind, String fromDc, String toDc, long n) {
+    counters
+        .computeIfAbsent(
+            "w|" + kind + '|' + fromDc + '|' + toDc,
+            k ->
+                Counter.builder("mosaic.transport.bytes.sent")
+                    .description("bytes sent per copy kind: change sets (delta) or files (full)")
+                    .baseUnit("bytes")
+                    .tag("kind", kind)
+                    .tag("from_dc", fromDc)
+                    .tag("to_dc", toDc)
+                    .register(registry))
+        .increment(n);
+  }
+
+  /** One copy started, by kind ({@code delta} or {@code full}, catch-up fetches included). */
+  public void copySent(String kind, String fromDc, String toDc) {
+    counters
+        .computeIfAbsent(
+            "c|" + kind + '|' + fromDc + '|' + toDc,
+            k ->
+                Counter.builder("mosaic.transport.copies.sent")
+                    .description("copies sent per kind: change sets (delta) or files (full)")
+                    .tag("kind", kind)
+                    .tag("from_dc", fromDc)
+                    .tag("to_dc", toDc)
+                    .register(registry))
+        .increment();
+  }
+
+  /** A delta push the receiver answered with need-full, by reason (unknown ones: other). */
+  public void fullFallback(String reason) {
+    String tag = FALLBACK_REASONS.contains(reason) ? reason : "other";
+    counters
+        .computeIfAbsent(
+            "f|" + tag,
+            k ->
+                Counter.builder("mosaic.transport.full.fallbacks")
+                    .description("delta pushes answered need-full, then sent as the file")
+                    .tag("reason", tag)
+                    .register(registry))
+        .increment();
   }
 
   public void retry(String kind) {

@@ -1,0 +1,132 @@
+package dev.mosaic.transport.impl;
+
+import dev.mosaic.format.ChangeSet;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.MalformedChangeSetException;
+import dev.mosaic.partition.FileDigest;
+import dev.mosaic.partition.PartitionFileId;
+import dev.mosaic.partition.ReceivingStore;
+import dev.mosaic.partition.ReceivingStore.StagedFile;
+import dev.mosaic.transport.wire.DeltaPush;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.zip.CRC32C;
+
+/**
+ * The receiving side of a delta push: rebuilds the offered version from the held base file and the
+ * change set with the format's deterministic merge, into a file staged in the store; checks its
+ * size and CRC32C against the header (which the {@link ManifestGate} already matched with the
+ * manifest's record) and its trailer CRC32C against the sender's ({@link FileChecksum}: the
+ * whole-file CRC32C alone cannot tell files of one size apart), then publishes it (the store's own
+ * verification, which proves the trailer CRC32C matches the content, included). Blocking: run it on
+ * the blocking executor. Not instantiable.
+ */
+final class ChangeSetRebuild {
+  private ChangeSetRebuild() {}
+
+  /** Largest change set a receiver takes into memory; larger offers are answered need-full. */
+  static final long MAX_CHANGE_SET = 256L << 20;
+
+  /**
+   * The receiver cannot turn the change set into the file: the sender should send the file. {@code
+   * fallback} is one of the bounded reasons of {@link TransportMetrics#FALLBACK_REASONS}.
+   */
+  static final class NeedFullException extends IOException {
+    final String fallback;
+
+    NeedFullException(String fallback, String message) {
+      super(message);
+      this.fallback = fallback;
+    }
+  }
+
+  /**
+   * Checks up front, before the change set is read, that it can be used: its size is sane and the
+   * store holds the base.
+   *
+   * @throws NeedFullException with base_missing or malformed
+   */
+  static void precheck(ReceivingStore store, DeltaPush d, PartitionFileId id)
+      throws NeedFullException {
+    if (d.getChangeSetSize() < 0 || d.getChangeSetSize() > MAX_CHANGE_SET) {
+      throw new NeedFullException(
+          "malformed",
+          "change set of " + d.getChangeSetSize() + " bytes (0.." + MAX_CHANGE_SET + " taken)");
+    }
+    if (d.getBaseVersion() >= id.version()) {
+      throw new NeedFullException(
+          "malformed", "base version " + d.getBaseVersion() + " is not older than " + id);
+    }
+    if (store.file(base(d, id)).isEmpty()) {
+      Long held = store.latestVersions(id.schemaVersion()).get(id.partition());
+      throw new NeedFullException(
+          "base_missing",
+          "does not hold the base "
+              + base(d, id)
+              + " of the change set ("
+              + (held == null ? "holds no version of the partition" : "holds version " + held)
+              + ")");
+    }
+  }
+
+  private static PartitionFileId base(DeltaPush d, PartitionFileId id) {
+    return new PartitionFileId(id.schemaVersion(), id.partition(), d.getBaseVersion());
+  }
+
+  /**
+   * Rebuilds and publishes {@code id} from its base and {@code changes}.
+   *
+   * @throws NeedFullException when the change set is damaged or malformed, the base is gone, or the
+   *     rebuilt file differs from the header's size or CRC32C (nothing is published)
+   * @throws IOException when the store refuses the staged file (as for a full push)
+   */
+  static void rebuild(ReceivingStore store, DeltaPush d, PartitionFileId id, byte[] changes)
+      throws IOException {
+    CRC32C crc = new CRC32C();
+    crc.update(changes);
+    if (crc.getValue() != d.getChangeSetCrc32C()) {
+      throw new NeedFullException(
+          "malformed",
+          String.format(
+              "change set checksum mismatch: header says crc32c=%08x, the %d bytes received have"
+                  + " crc32c=%08x",
+              d.getChangeSetCrc32C(), changes.length, crc.getValue()));
+    }
+    PartitionFileId baseId = base(d, id);
+    Optional<ReceivingStore.HeldFile> held = store.hold(baseId);
+    if (held.isEmpty()) {
+      throw new NeedFullException(
+          "base_missing", "no longer holds the base " + baseId + " of the change set");
+    }
+    long size = d.getHeader().getSize();
+    long expectedCrc = d.getHeader().getCrc32C();
+    try (ReceivingStore.HeldFile baseFile = held.get();
+        StagedFile staged = store.stage(id, size)) {
+      try (Database base = Database.open(baseFile.path())) {
+        ChangeSet.decode(base.schema(), changes).applyTo(base, staged.path(), false);
+      } catch (MalformedChangeSetException e) {
+        throw new NeedFullException("malformed", e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        throw new NeedFullException(
+            "rebuild_failed", "rebuilding " + id + " from " + baseId + " failed: " + e);
+      }
+      FileDigest got = FileDigest.of(staged.path());
+      long content = FileChecksum.of(staged.path());
+      if (got.size() != size || got.crc32c() != expectedCrc || content != d.getContentCrc32C()) {
+        throw new NeedFullException(
+            "rebuild_mismatch",
+            String.format(
+                "the file rebuilt from %s has %d bytes crc32c=%08x (trailer %08x), the manifest"
+                    + " records %d bytes crc32c=%08x (the sender's trailer %08x)",
+                baseId,
+                got.size(),
+                got.crc32c(),
+                content,
+                size,
+                expectedCrc,
+                d.getContentCrc32C()));
+      }
+      staged.publish();
+    }
+  }
+}
