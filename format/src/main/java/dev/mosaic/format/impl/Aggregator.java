@@ -195,7 +195,11 @@ final class Aggregator {
    */
   void add(DatabaseReader db, int[] resolved) {
     db.ensureOpen();
-    Matches m = db.evaluate(condition, resolved);
+    addMatches(db, db.evaluate(condition, resolved));
+  }
+
+  /** Adds the documents {@code m} of one partition (or of a window of a group of partitions). */
+  void addMatches(DatabaseReader db, Matches m) {
     if (m.kind == Matches.NONE) {
       return;
     }

@@ -6,6 +6,7 @@ import static dev.mosaic.format.impl.FileFormat.BIG_LONG;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DocumentProcessor;
+import dev.mosaic.format.PartitionGroup;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Query;
 import java.lang.foreign.MemorySegment;
@@ -30,7 +31,20 @@ import java.util.List;
 public final class CompositeReader implements CompositeDatabase {
   private final Schema schema;
   private final List<Database> partitions;
+  private final List<PartitionGroup> groups;
+  private final GroupLayout layout;
+
+  /** The databases queried, in partition order (see {@link GroupLayout}). */
+  private final Database[] units;
+
+  /** Per unit: its window of documents, null when every unit is whole (see {@link GroupLayout}). */
+  private final int[] windowFrom;
+
+  private final int[] windowTo;
+
+  /** Per unit: the unit when read directly, else null. */
   private final DatabaseReader[] readers;
+
   private final long documentCount;
   private final long dictionaryBudgetBytes;
 
@@ -52,7 +66,17 @@ public final class CompositeReader implements CompositeDatabase {
    * dictionaryBudgetBytes} of heap; 0 disables them.
    */
   CompositeReader(Schema schema, List<? extends Database> partitions, long dictionaryBudgetBytes) {
-    this(schema, partitions, dictionaryBudgetBytes, null);
+    this(schema, partitions, List.of(), dictionaryBudgetBytes, null);
+  }
+
+  /**
+   * A composite over {@code partitions} that queries runs of them through {@code groups} (see
+   * {@link GroupLayout}), with the default dictionary budget.
+   */
+  public static CompositeReader grouped(
+      Schema schema, List<? extends Database> partitions, List<PartitionGroup> groups) {
+    return new CompositeReader(
+        schema, partitions, groups, CompositeDictionary.DEFAULT_BUDGET_BYTES, null);
   }
 
   /**
@@ -62,21 +86,37 @@ public final class CompositeReader implements CompositeDatabase {
   private CompositeReader(
       Schema schema,
       List<? extends Database> partitions,
+      List<PartitionGroup> groups,
       long dictionaryBudgetBytes,
       CompositeReader predecessor) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.partitions = List.copyOf(partitions);
-    this.readers = new DatabaseReader[this.partitions.size()];
+    this.groups = List.copyOf(groups);
+    this.layout =
+        this.groups.isEmpty()
+            ? GroupLayout.ungrouped(this.partitions)
+            : GroupLayout.of(this.partitions, this.groups);
+    this.units = layout.units;
+    this.windowFrom = layout.windowFrom;
+    this.windowTo = layout.windowTo;
+    this.readers = new DatabaseReader[units.length];
     this.dictionaryBudgetBytes = dictionaryBudgetBytes;
-    long n = 0;
-    for (int i = 0; i < readers.length; i++) {
+    for (int i = 0; i < this.partitions.size(); i++) {
       Database d = this.partitions.get(i);
       if (d.schema() != schema && !d.schema().equals(schema)) {
         throw new IllegalArgumentException(
             "partition " + i + " (" + d + ") has schema " + d.schema() + ", expected " + schema);
       }
+    }
+    long n = 0;
+    for (int i = 0; i < readers.length; i++) {
+      Database d = units[i];
+      if (d.schema() != schema && !d.schema().equals(schema)) {
+        throw new IllegalArgumentException(
+            "group database " + d + " has schema " + d.schema() + ", expected " + schema);
+      }
       readers[i] = d instanceof DatabaseReader r ? r : null;
-      n += d.documentCount();
+      n += windowFrom == null ? d.documentCount() : windowTo[i] - windowFrom[i];
     }
     this.documentCount = n;
     boolean allReaders = true;
@@ -91,7 +131,8 @@ public final class CompositeReader implements CompositeDatabase {
       }
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
-    if (!allReaders || dictionaryBudgetBytes <= 0) {
+    if (!allReaders || dictionaryBudgetBytes <= 0 || windowFrom != null) {
+      // a partial window would make the dictionaries' whole-database counts wrong
       this.dictionary = null;
     } else if (predecessor != null && predecessor.dictionary != null) {
       this.dictionary = predecessor.dictionary.successor(readers, dictionaryBudgetBytes);
@@ -103,7 +144,69 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public CompositeDatabase withPartitions(List<? extends Database> partitions) {
-    return new CompositeReader(schema, partitions, dictionaryBudgetBytes, this);
+    return new CompositeReader(schema, partitions, groups, dictionaryBudgetBytes, this);
+  }
+
+  @Override
+  public CompositeDatabase withPartitions(
+      List<? extends Database> partitions, List<PartitionGroup> groups) {
+    return new CompositeReader(schema, partitions, groups, dictionaryBudgetBytes, this);
+  }
+
+  @Override
+  public List<PartitionGroup> groups() {
+    return groups;
+  }
+
+  /** Number of databases a query visits (groups' windows and partitions queried as themselves). */
+  int units() {
+    return units.length;
+  }
+
+  /**
+   * The matches of unit {@code unit}, restricted to its window when it has a partial one (a fresh
+   * bit set then).
+   */
+  private Matches evaluate(int unit, Plan.Node node, int[] resolved) {
+    Matches m = readers[unit].evaluate(node, resolved);
+    return windowFrom == null ? m : window(unit, m);
+  }
+
+  private Matches window(int unit, Matches m) {
+    int from = windowFrom[unit];
+    int to = windowTo[unit];
+    DatabaseReader r = readers[unit];
+    if (m.kind == Matches.NONE || (from == 0 && to == r.documents())) {
+      return m;
+    }
+    long[] bits = m.kind == Matches.BITS ? m.bits : r.materialize(m);
+    java.util.Arrays.fill(bits, 0, from >>> 6, 0L);
+    if ((from & 63) != 0) {
+      bits[from >>> 6] &= -1L << from;
+    }
+    if (to >>> 6 < bits.length) {
+      bits[to >>> 6] &= (1L << to) - 1;
+      java.util.Arrays.fill(bits, (to >>> 6) + 1, bits.length, 0L);
+    }
+    return Matches.bits(bits);
+  }
+
+  /** Unit {@code unit}'s count of {@code node}'s matches. */
+  private long count(int unit, Plan.Node node, int[] resolved) {
+    DatabaseReader r = readers[unit];
+    return windowFrom == null ? r.count(node, resolved) : r.count(evaluate(unit, node, resolved));
+  }
+
+  /** {@code processor} as unit {@code unit}'s documents must reach it (as their partition's). */
+  private DocumentProcessor processorOf(int unit, DocumentProcessor processor) {
+    GroupLayout.Run run = layout.runs[unit];
+    return run == null ? processor : (doc, db) -> run.process(doc, processor);
+  }
+
+  /** Hands unit {@code unit}'s document to {@code processor} as its partition's document. */
+  private boolean emit(int unit, int doc, Database listed, DocumentProcessor processor) {
+    GroupLayout.Run run = layout.runs[unit];
+    return run == null ? processor.process(doc, listed) : run.process(doc, processor);
   }
 
   /** Field dictionaries this composite derived by patching its predecessor's, 0 when none. */
@@ -162,7 +265,13 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public String toString() {
-    return "CompositeDatabase{" + readers.length + " partitions, " + documentCount + " documents}";
+    return "CompositeDatabase{"
+        + partitions.size()
+        + " partitions"
+        + (groups.isEmpty() ? "" : " in " + units.length + " units")
+        + ", "
+        + documentCount
+        + " documents}";
   }
 
   @Override
@@ -179,7 +288,7 @@ public final class CompositeReader implements CompositeDatabase {
       for (int i = walk.next(); i >= 0; i = walk.next()) {
         DatabaseReader r = readers[i];
         r.ensureOpen();
-        total += r.count(node, walk.resolved);
+        total += count(i, node, walk.resolved);
       }
       return total;
     }
@@ -187,9 +296,9 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r != null) {
         r.ensureOpen();
-        total += r.count(node);
+        total += count(i, node, null);
       } else {
-        total += partitions.get(i).count(query);
+        total += units[i].count(query);
       }
     }
     return total;
@@ -197,6 +306,9 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public dev.mosaic.format.Explanation explain(Query query) {
+    if (windowFrom != null) {
+      return CompositeDatabase.super.explain(query); // no per-unit trace of a partial window
+    }
     Plan plan = Plan.compile(schema, query);
     long start = System.nanoTime();
     List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
@@ -207,7 +319,7 @@ public final class CompositeReader implements CompositeDatabase {
         readers[i].ensureOpen();
         e = readers[i].explain(plan, query, "partition " + i + " (" + readers[i].source() + ")");
       } else {
-        e = partitions.get(i).explain(query);
+        e = units[i].explain(query);
         e = new dev.mosaic.format.Explanation("partition " + i, e.matches(), e.nanos(), List.of(e));
       }
       total += e.children().get(0).matches();
@@ -252,10 +364,13 @@ public final class CompositeReader implements CompositeDatabase {
       return aggregator.result();
     }
     for (int i = 0; i < readers.length; i++) {
-      if (readers[i] != null) {
+      if (readers[i] == null) {
+        aggregator.addForeign(units[i], condition);
+      } else if (windowFrom == null) {
         aggregator.add(readers[i]);
       } else {
-        aggregator.addForeign(partitions.get(i), condition);
+        readers[i].ensureOpen();
+        aggregator.addMatches(readers[i], evaluate(i, aggregator.condition(), null));
       }
     }
     return aggregator.result();
@@ -317,10 +432,10 @@ public final class CompositeReader implements CompositeDatabase {
             i -> {
               DatabaseReader r = readers[i];
               if (r == null) {
-                return partitions.get(i).count(query);
+                return units[i].count(query);
               }
               r.ensureOpen();
-              return r.count(node);
+              return count(i, node, null);
             })) {
       total += c;
     }
@@ -356,7 +471,7 @@ public final class CompositeReader implements CompositeDatabase {
                 return null;
               }
               r.ensureOpen();
-              return r.evaluate(plan.condition);
+              return evaluate(i, plan.condition, null);
             });
     long skip = plan.skip;
     long limit = plan.limit;
@@ -364,7 +479,7 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r == null) {
         // A foreign partition: run it as the sequential path does.
-        Database d = partitions.get(i);
+        Database d = units[i];
         long c = d.count(query);
         if (skip >= c) {
           skip -= c;
@@ -389,7 +504,7 @@ public final class CompositeReader implements CompositeDatabase {
           continue;
         }
       }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, processor);
+      long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
       if (emitted == DatabaseReader.STOPPED) {
         return;
       }
@@ -441,7 +556,7 @@ public final class CompositeReader implements CompositeDatabase {
     for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
       DatabaseReader r = readers[i];
       if (r == null) {
-        Database d = partitions.get(i);
+        Database d = units[i];
         long c = d.count(query);
         if (skip >= c) {
           skip -= c;
@@ -456,7 +571,7 @@ public final class CompositeReader implements CompositeDatabase {
         continue;
       }
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition, walk.resolved);
+      Matches m = evaluate(i, plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
         continue;
       }
@@ -467,7 +582,7 @@ public final class CompositeReader implements CompositeDatabase {
           continue;
         }
       }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, processor);
+      long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
       if (emitted == DatabaseReader.STOPPED) {
         return;
       }
@@ -511,7 +626,7 @@ public final class CompositeReader implements CompositeDatabase {
         if (descending ? bound >= sort.valueCount : bound <= 0) {
           continue; // no value of the first key here is as good as the k-th kept one
         }
-        Matches m = r.evaluate(threshold.bounded, walk.resolved);
+        Matches m = evaluate(i, threshold.bounded, walk.resolved);
         if (m.kind == Matches.NONE) {
           continue;
         }
@@ -555,7 +670,8 @@ public final class CompositeReader implements CompositeDatabase {
     Entry[] sorted = java.util.Arrays.copyOf(heap, size);
     java.util.Arrays.sort(sorted, (a, b) -> before(a, b, desc) ? -1 : before(b, a, desc) ? 1 : 0);
     for (int i = plan.skip; i < size; i++) {
-      if (!processor.process(sorted[i].doc, sorted[i].cursor.listed)) {
+      Entry e = sorted[i];
+      if (!emit(e.cursor.partition, e.doc, e.cursor.listed, processor)) {
         return;
       }
     }
@@ -608,14 +724,14 @@ public final class CompositeReader implements CompositeDatabase {
     DatabaseReader r = readers[i];
     if (r != null) {
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition, resolved);
+      Matches m = evaluate(i, plan.condition, resolved);
       if (m.kind == Matches.NONE) {
         return null;
       }
       int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
       return docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
     }
-    Database d = partitions.get(i);
+    Database d = units[i];
     int[] docs = collect(d, query.skip(0).limit(k));
     return docs.length == 0 ? null : new Cursor(i, null, d, docs, plan.orderFields, d);
   }
@@ -734,7 +850,7 @@ public final class CompositeReader implements CompositeDatabase {
         skip--;
       } else {
         limit--;
-        if (!processor.process(doc, top.listed)) {
+        if (!emit(top.partition, doc, top.listed, processor)) {
           return;
         }
       }
