@@ -25,11 +25,13 @@ public final class PartitionGroup implements Closeable {
   private final Database database;
   private final List<Database> members;
   private final int[] starts;
+  private final Path file;
 
-  private PartitionGroup(Database database, List<Database> members, int[] starts) {
+  private PartitionGroup(Database database, List<Database> members, int[] starts, Path file) {
     this.database = database;
     this.members = members;
     this.starts = starts;
+    this.file = file;
   }
 
   /**
@@ -40,6 +42,10 @@ public final class PartitionGroup implements Closeable {
    *     differs or the document counts do not add up to the merged database's
    */
   public static PartitionGroup of(Database merged, List<? extends Database> members) {
+    return of(merged, members, null);
+  }
+
+  private static PartitionGroup of(Database merged, List<? extends Database> members, Path file) {
     Objects.requireNonNull(merged, "merged");
     List<Database> list = List.copyOf(members);
     if (list.isEmpty()) {
@@ -78,7 +84,7 @@ public final class PartitionGroup implements Closeable {
               + merged.documentCount());
     }
     starts[list.size()] = (int) total;
-    return new PartitionGroup(merged, list, starts);
+    return new PartitionGroup(merged, list, starts, file);
   }
 
   /**
@@ -95,11 +101,16 @@ public final class PartitionGroup implements Closeable {
     merger.build().merge();
     Database merged = Database.open(output);
     try {
-      return of(merged, members);
+      return of(merged, members, output);
     } catch (RuntimeException e) {
       merged.close();
       throw e;
     }
+  }
+
+  /** The file {@link #merge} wrote, or null for a group made with {@link #of}. */
+  public Path file() {
+    return file;
   }
 
   /** The merged database. */

@@ -126,6 +126,19 @@ class GroupedCompositeTest {
    */
   private void check(
       Random random, CompositeDatabase grouped, List<Database> partitions, int generation) {
+    check(random, grouped, partitions, "generation " + generation, executor);
+  }
+
+  /**
+   * Random queries of every path on {@code grouped} and on an ungrouped composite without
+   * dictionaries over {@code partitions} (whose payloads are {partition, document id}).
+   */
+  static void check(
+      Random random,
+      CompositeDatabase grouped,
+      List<Database> partitions,
+      String context,
+      java.util.concurrent.Executor executor) {
     CompositeReader plain = new CompositeReader(SCHEMA, partitions, 0);
     CompositeDatabase withDictionaries = CompositeDatabase.of(SCHEMA, partitions);
     assertThat(grouped.documentCount()).isEqualTo(plain.documentCount());
@@ -145,14 +158,14 @@ class GroupedCompositeTest {
       }
       query = query.skip(random.nextInt(3) == 0 ? random.nextInt(60) : 0);
       query = query.limit(random.nextInt(4) == 0 ? 5000 : 1 + random.nextInt(25));
-      String what = "generation " + generation + ", query " + query;
+      String what = context + ", query " + query;
       long expected = plain.count(query);
       assertThat(grouped.count(query)).as("count " + what).isEqualTo(expected);
       assertThat(withDictionaries.count(query)).as("count " + what).isEqualTo(expected);
       assertThat(grouped.count(query, executor)).as("parallel count " + what).isEqualTo(expected);
       List<Hit> hits = run(plain, query, partitionOf);
       assertThat(hits(grouped, query, partitionOf)).as("execute " + what).isEqualTo(hits);
-      assertThat(parallelHits(grouped, query, partitionOf))
+      assertThat(parallelHits(grouped, query, partitionOf, executor))
           .as("parallel execute " + what)
           .isEqualTo(hits);
       List<Facet> facets = List.of(Facet.all("color"), Facet.top("tag", 3));
@@ -176,7 +189,11 @@ class GroupedCompositeTest {
     return hits;
   }
 
-  private List<Hit> parallelHits(CompositeDatabase c, Query q, Map<Database, Integer> partitionOf) {
+  private static List<Hit> parallelHits(
+      CompositeDatabase c,
+      Query q,
+      Map<Database, Integer> partitionOf,
+      java.util.concurrent.Executor executor) {
     List<Hit> hits = new ArrayList<>();
     c.execute(
         q,
