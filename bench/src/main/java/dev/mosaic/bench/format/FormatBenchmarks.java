@@ -143,6 +143,25 @@ public final class FormatBenchmarks implements Callable<Integer> {
       if (reopenRounds > 0) {
         CarsReopen.Figures r = reopen(true);
         CarsReopen.Figures anew = reopen(false);
+        if (groups > 0) {
+          CarsReopen.Figures grouped =
+              CarsReopen.measure(
+                  CarsData.oursDirectory(),
+                  CarsMixBenchmark.specs(kind),
+                  reopenRounds,
+                  1000L * warmupSeconds * warmupIterations,
+                  true,
+                  groups);
+          results.add(
+              String.format(
+                  Locale.ROOT,
+                  "INFO cars_reopen_grouped first_us=%.1f steady_us=%.1f ratio=%.2f groups=%d"
+                      + " (no merge again during the rounds)",
+                  grouped.firstMicros(),
+                  grouped.steadyMicros(),
+                  grouped.firstMicros() / grouped.steadyMicros(),
+                  groups));
+        }
         results.add(
             String.format(
                 Locale.ROOT,
@@ -164,6 +183,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
       }
       if (interleavedRounds > 0) {
         results.add(interleavedCars());
+        if (groups > 0) {
+          results.add(interleavedCars(groups));
+        }
+        if (groups > 0 && comparePartitions > 0) {
+          results.add(interleavedLayouts());
+        }
       }
     }
     if (only.contains("facets")) {
@@ -378,15 +403,23 @@ public final class FormatBenchmarks implements Callable<Integer> {
   }
 
   private String interleavedCars() throws Exception {
+    return interleavedCars(0);
+  }
+
+  /** The interleaved cross-check of the mix, ours grouped into {@code groupCount} (none when 0). */
+  private String interleavedCars(int groupCount) throws Exception {
     List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
     dev.mosaic.format.query.Query[] oursQueries =
         specs.stream().map(CarsQueries::ours).toArray(dev.mosaic.format.query.Query[]::new);
     CarsQueries.LuceneQuery[] luceneQueries =
         specs.stream().map(CarsQueries::lucene).toArray(CarsQueries.LuceneQuery[]::new);
     List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    List<PartitionGroup> opened =
+        groupCount > 0 ? CarsData.openGroups(partitions, groupCount) : List.of();
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
+      CompositeDatabase composite =
+          CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
       IndexSearcher searcher = new IndexSearcher(reader);
       int[] next = {0, 0};
       InterleavedComparison.Outcome o =
@@ -402,15 +435,87 @@ public final class FormatBenchmarks implements Callable<Integer> {
               interleavedRounds,
               2.0);
       return String.format(
-          Locale.ROOT,
-          "INFO cars_mix_interleaved ours_ops=%.1f lucene_ops=%.1f ratio=%.2f rounds=%d",
-          o.aOpsPerSecond(),
-          o.bOpsPerSecond(),
-          o.medianRatio(),
-          interleavedRounds);
+              Locale.ROOT,
+              "INFO cars_mix%s_interleaved ours_ops=%.1f lucene_ops=%.1f ratio=%.2f rounds=%d",
+              groupCount > 0 ? "_grouped" : "",
+              o.aOpsPerSecond(),
+              o.bOpsPerSecond(),
+              o.medianRatio(),
+              interleavedRounds)
+          + (groupCount > 0 ? " groups=" + groupCount : "");
     } finally {
+      opened.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
+  }
+
+  /**
+   * The layouts of cars_mix_64 and cars_mix_grouped in one JVM, in alternating rounds against the
+   * compared count ({@link InterleavedComparison}): on a loaded machine the ratio to trust.
+   */
+  private String interleavedLayouts() throws Exception {
+    List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
+    dev.mosaic.format.query.Query[] queries =
+        specs.stream().map(CarsQueries::ours).toArray(dev.mosaic.format.query.Query[]::new);
+    List<Database> many = CarsData.openPartitions(CarsData.oursDirectory());
+    List<Database> few =
+        CarsData.openPartitions(CarsData.oursDirectory(comparePartitions), comparePartitions);
+    List<PartitionGroup> opened = CarsData.openGroups(many, groups);
+    try {
+      CompositeDatabase manyComposite = CarsData.composite(many);
+      CompositeDatabase fewComposite = CarsData.composite(few);
+      CompositeDatabase grouped = CompositeDatabase.grouped(CarsSchema.SCHEMA, many, opened);
+      InterleavedComparison.Outcome ungrouped =
+          InterleavedComparison.run(
+              mixOn(manyComposite, specs, queries),
+              mixOn(fewComposite, specs, queries),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      InterleavedComparison.Outcome merged =
+          InterleavedComparison.run(
+              mixOn(grouped, specs, queries),
+              mixOn(fewComposite, specs, queries),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      return String.format(
+          Locale.ROOT,
+          "INFO cars_mix_layouts_interleaved ratio_%d_over_%d=%.2f ratio_grouped_over_%d=%.2f"
+              + " ours_ops_%d=%.1f ours_ops_grouped=%.1f ours_ops_%d=%.1f/%.1f groups=%d rounds=%d",
+          partitions,
+          comparePartitions,
+          ungrouped.medianRatio(),
+          comparePartitions,
+          merged.medianRatio(),
+          partitions,
+          ungrouped.aOpsPerSecond(),
+          merged.aOpsPerSecond(),
+          comparePartitions,
+          ungrouped.bOpsPerSecond(),
+          merged.bOpsPerSecond(),
+          groups,
+          interleavedRounds);
+    } finally {
+      opened.forEach(PartitionGroup::close);
+      many.forEach(Database::close);
+      few.forEach(Database::close);
+    }
+  }
+
+  /** The mix on one composite, query after query. */
+  private static InterleavedComparison.Operation mixOn(
+      CompositeDatabase composite,
+      List<CarsQueries.Spec> specs,
+      dev.mosaic.format.query.Query[] queries) {
+    int[] next = {0};
+    return () -> {
+      int i = next[0]++ % specs.size();
+      if (next[0] == specs.size()) {
+        next[0] = 0;
+      }
+      return CarsQueries.runOurs(composite, specs.get(i), queries[i]);
+    };
   }
 
   private String interleavedFacets() throws Exception {
