@@ -198,6 +198,14 @@ final class Aggregator {
     addMatches(db, db.evaluate(condition, resolved));
   }
 
+  /**
+   * {@link #addMatches(DatabaseReader, Matches)} of the composite's partition {@code partition}.
+   */
+  void addMatches(DatabaseReader db, Matches m, int partition) {
+    this.partition = partition;
+    addMatches(db, m);
+  }
+
   /** Adds the documents {@code m} of one partition (or of a window of a group of partitions). */
   void addMatches(DatabaseReader db, Matches m) {
     if (m.kind == Matches.NONE) {

@@ -131,8 +131,8 @@ public final class CompositeReader implements CompositeDatabase {
       }
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
-    if (!allReaders || dictionaryBudgetBytes <= 0 || windowFrom != null) {
-      // a partial window would make the dictionaries' whole-database counts wrong
+    if (!allReaders || dictionaryBudgetBytes <= 0) {
+      // NOTE: with a partial window the dictionaries' whole-database totals are not used
       this.dictionary = null;
     } else if (predecessor != null && predecessor.dictionary != null) {
       this.dictionary = predecessor.dictionary.successor(readers, dictionaryBudgetBytes);
@@ -280,7 +280,7 @@ public final class CompositeReader implements CompositeDatabase {
     long total = 0;
     if (dictionary != null) {
       ensurePartitionsOpen();
-      long known = dictionary.count(node);
+      long known = windowFrom == null ? dictionary.count(node) : -1;
       if (known >= 0) {
         return known;
       }
@@ -359,7 +359,12 @@ public final class CompositeReader implements CompositeDatabase {
       aggregator.useDictionaries(dictionary);
       CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
       for (int i = walk.next(); i >= 0; i = walk.next()) {
-        aggregator.add(readers[i], walk.resolved, i);
+        if (windowFrom == null) {
+          aggregator.add(readers[i], walk.resolved, i);
+        } else {
+          readers[i].ensureOpen();
+          aggregator.addMatches(readers[i], evaluate(i, aggregator.condition(), walk.resolved), i);
+        }
       }
       return aggregator.result();
     }
