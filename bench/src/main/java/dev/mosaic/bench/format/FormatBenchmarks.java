@@ -209,6 +209,13 @@ public final class FormatBenchmarks implements Callable<Integer> {
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
       if (interleavedRounds > 0) {
         results.add(interleavedFacets());
+        if (groups > 0) {
+          int mismatchesGrouped = checkFacetsAgreement(groups);
+          disagreements += mismatchesGrouped;
+          results.add(
+              interleavedFacets(groups)
+                  + (mismatchesGrouped == 0 ? "" : " MISMATCHES=" + mismatchesGrouped));
+        }
       }
     }
     if (only.contains("footprint")) {
@@ -519,11 +526,19 @@ public final class FormatBenchmarks implements Callable<Integer> {
   }
 
   private String interleavedFacets() throws Exception {
+    return interleavedFacets(0);
+  }
+
+  /** The interleaved cross-check of the sidebars, ours grouped into {@code groupCount} (or not). */
+  private String interleavedFacets(int groupCount) throws Exception {
     List<String> regions = CarsFacetsBenchmark.regions();
     List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    List<PartitionGroup> opened =
+        groupCount > 0 ? CarsData.openGroups(partitions, groupCount) : List.of();
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
+      CompositeDatabase composite =
+          CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
       IndexSearcher searcher = new IndexSearcher(reader);
       var state = CarsFacetsBenchmark.facetState(reader);
       dev.mosaic.format.query.Condition[] conditions =
@@ -549,23 +564,32 @@ public final class FormatBenchmarks implements Callable<Integer> {
               interleavedRounds,
               2.0);
       return String.format(
-          Locale.ROOT,
-          "INFO cars_facets_interleaved ours_us=%.1f lucene_us=%.1f ratio=%.2f rounds=%d",
-          1e6 / o.aOpsPerSecond(),
-          1e6 / o.bOpsPerSecond(),
-          o.medianRatio(),
-          interleavedRounds);
+              Locale.ROOT,
+              "INFO cars_facets%s_interleaved ours_us=%.1f lucene_us=%.1f ratio=%.2f rounds=%d",
+              groupCount > 0 ? "_grouped" : "",
+              1e6 / o.aOpsPerSecond(),
+              1e6 / o.bOpsPerSecond(),
+              o.medianRatio(),
+              interleavedRounds)
+          + (groupCount > 0 ? " groups=" + groupCount : "");
     } finally {
+      opened.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
   }
 
   /** Runs every sidebar on both engines and compares counts per value and min/max. */
   private int checkFacetsAgreement() throws IOException {
+    return checkFacetsAgreement(0);
+  }
+
+  /** {@link #checkFacetsAgreement()} on the partitions merged into {@code groupCount} groups. */
+  private int checkFacetsAgreement(int groupCount) throws IOException {
     return countDisagreements(
         "cars sidebars",
         CarsFacetsBenchmark.regions(),
         partitions,
+        groupCount,
         reader -> {
           var state = CarsFacetsBenchmark.facetState(reader);
           return (ours, lucene, region) ->
