@@ -49,11 +49,12 @@ public interface CompositeDatabase extends Searchable {
   void execute(Query query, DocumentProcessor processor, java.util.concurrent.Executor executor);
 
   /**
-   * The composite of the next generation: the same schema over {@code partitions}, reusing what
-   * this composite derived from the partitions both share at the same position (the same {@link
-   * Database} objects), so that replacing a few partitions costs the next composite's first queries
-   * only the work for those. Use it instead of {@link #of} when partitions are replaced one at a
-   * time (a searcher's reopen). This composite stays usable; the two share only immutable state.
+   * The composite of the next generation: the same schema and {@linkplain #groups() groups} over
+   * {@code partitions}, reusing what this composite derived from the partitions both share at the
+   * same position (the same {@link Database} objects), so that replacing a few partitions costs the
+   * next composite's first queries only the work for those. Use it instead of {@link #of} when
+   * partitions are replaced one at a time (a searcher's reopen). This composite stays usable; the
+   * two share only immutable state.
    *
    * @throws IllegalArgumentException naming the first partition whose schema differs
    */
@@ -61,4 +62,33 @@ public interface CompositeDatabase extends Searchable {
 
   /** The partitions, in the order given. */
   List<Database> partitions();
+
+  /**
+   * A composite over {@code partitions} that queries every run of two or more consecutive
+   * partitions that are consecutive members of one of {@code groups} through the group's merged
+   * database (a window of its documents), and every other partition as itself. Results are exactly
+   * those of {@link #of}{@code (schema, partitions)}: same counts, facets and documents in the same
+   * order, each handed to processors as its partition and the partition's own document id. A
+   * partition replaced since a group was merged simply breaks the group's run there (its range is
+   * skipped); the new partition is queried beside the group.
+   *
+   * <p>NOTE: the groups, like the partitions, are not owned by the composite; the partitions must
+   * stay open as well (processors receive them).
+   *
+   * @throws IllegalArgumentException naming the first partition or group whose schema differs
+   */
+  static CompositeDatabase grouped(
+      Schema schema, List<? extends Database> partitions, List<PartitionGroup> groups) {
+    return CompositeReader.grouped(schema, partitions, groups);
+  }
+
+  /**
+   * {@link #withPartitions(List)} with another set of groups (see {@link #grouped}): the next
+   * generation after a background merge.
+   */
+  CompositeDatabase withPartitions(
+      List<? extends Database> partitions, List<PartitionGroup> groups);
+
+  /** The groups given to {@link #grouped} (empty for {@link #of}). */
+  List<PartitionGroup> groups();
 }

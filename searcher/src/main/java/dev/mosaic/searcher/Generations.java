@@ -2,6 +2,7 @@ package dev.mosaic.searcher;
 
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.PartitionGrouping;
 import dev.mosaic.format.Schema;
 import dev.mosaic.partition.PartitionFileId;
 import io.micrometer.core.instrument.Counter;
@@ -112,6 +113,9 @@ public final class Generations implements Closeable {
   private final Timer unmapTimer;
   private final Counter reopenFailures;
 
+  /** Null unless {@link Builder#partitionGrouping} is set. */
+  private final BackgroundGrouping grouping;
+
   private Generations(Builder b) {
     this.store = b.store;
     this.configuredSchemaVersion = b.schemaVersion;
@@ -135,6 +139,8 @@ public final class Generations implements Closeable {
               t.setDaemon(true);
               return t;
             });
+    this.grouping =
+        b.grouping == null ? null : new BackgroundGrouping(b.grouping, this::requestReopen);
     MeterRegistry registry = b.registry;
     this.reopenTimer =
         Timer.builder("mosaic.searcher.reopen")
@@ -388,6 +394,9 @@ public final class Generations implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    if (grouping != null) {
+      grouping.close();
+    }
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -483,7 +492,9 @@ public final class Generations implements Closeable {
       }
       return cur == null ? -1 : cur.id();
     }
-    if (cur != null && sameFiles(cur.mappedPartitions(), want)) {
+    if (cur != null
+        && sameFiles(cur.mappedPartitions(), want)
+        && (grouping == null || !grouping.hasNewGroups(cur.database()))) {
       return cur.id();
     }
     Schema schema =
@@ -553,9 +564,11 @@ public final class Generations implements Closeable {
     List<Database> databases = next.values().stream().map(MappedPartition::database).toList();
     // the successor reuses the dictionaries derived from the unchanged partitions
     CompositeDatabase composite =
-        cur != null && cur.database().schema().equals(schema)
-            ? cur.database().withPartitions(databases)
-            : CompositeDatabase.of(schema, databases);
+        grouping != null
+            ? grouping.compose(cur == null ? null : cur.database(), schema, databases)
+            : cur != null && cur.database().schema().equals(schema)
+                ? cur.database().withPartitions(databases)
+                : CompositeDatabase.of(schema, databases);
     Generation g = new Generation(nextGenerationId++, composite, next, clock.instant(), this);
     for (MappedPartition m : next.values()) {
       m.incGenerations();
@@ -675,6 +688,9 @@ public final class Generations implements Closeable {
 
   private void doRetire(Generation g) {
     try {
+      if (grouping != null) {
+        grouping.release(g.database());
+      }
       List<SharedArena> unused = new ArrayList<>();
       synchronized (books) {
         openGenerations.decrementAndGet();
@@ -728,6 +744,7 @@ public final class Generations implements Closeable {
     private Runnable beforeArenaClose = () -> {};
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
+    private PartitionGrouping.Config grouping;
 
     private Builder(PartitionStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -812,6 +829,16 @@ public final class Generations implements Closeable {
     /** The clock for generation ages (default UTC system clock). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Merges blocks of consecutive partitions into local groups in the background and queries them
+     * as groups ({@link PartitionGrouping}; default off). Costs the group files' disk space and
+     * mappings beside the partitions'.
+     */
+    public Builder partitionGrouping(PartitionGrouping.Config config) {
+      this.grouping = Objects.requireNonNull(config, "config");
       return this;
     }
 

@@ -10,6 +10,7 @@ import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseBuilder;
 import dev.mosaic.format.Document;
+import dev.mosaic.format.PartitionGroup;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -224,6 +225,84 @@ final class CarsData {
 
   static CompositeDatabase composite(List<Database> partitions) {
     return CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+  }
+
+  /**
+   * Number of groups the 1024 partitions are merged into for the grouped layout: system property
+   * {@value #GROUPS_PROPERTY}, default 32.
+   */
+  static final String GROUPS_PROPERTY = "mosaic.bench.groups";
+
+  static int groupCount() {
+    return Integer.getInteger(GROUPS_PROPERTY, 32);
+  }
+
+  /**
+   * {@code groups} group files of the partitions of {@link #oursDirectory(int)}, group {@code g}
+   * merged ({@link PartitionGroup#merge}) from the consecutive partitions {@code [g * size, (g + 1)
+   * * size)}; built when missing.
+   */
+  static Path groupsDirectory(int partitions, int groups) throws IOException {
+    if (groups < 1 || partitions % groups != 0) {
+      throw new IllegalArgumentException(
+          "groups must divide the " + partitions + " partitions, got " + groups);
+    }
+    Path ours = oursDirectory(partitions);
+    return BenchDataRoot.cached(
+        carsRoot()
+            .resolve(
+                "groups-"
+                    + FormatEngineFingerprint.get()
+                    + "-"
+                    + layoutKey(partitions)
+                    + "-g"
+                    + groups),
+        tmp -> {
+          List<Database> members = openPartitions(ours, partitions);
+          try {
+            Progress progress = Progress.start("cars groups", groups, "groups");
+            for (int g = 0; g < groups; g++) {
+              PartitionGroup.merge(groupMembers(members, g, groups), groupFile(tmp, g)).close();
+              progress.advance();
+            }
+            progress.done();
+          } finally {
+            members.forEach(Database::close);
+          }
+        });
+  }
+
+  private static Path groupFile(Path directory, int group) {
+    return directory.resolve(String.format("g%03d.mosaic", group));
+  }
+
+  private static List<Database> groupMembers(List<Database> partitions, int group, int groups) {
+    int size = partitions.size() / groups;
+    return partitions.subList(group * size, (group + 1) * size);
+  }
+
+  /**
+   * Opens the {@code groups} groups of {@code partitions} (opened from {@link
+   * #oursDirectory(int)}); close them after the composite is done with.
+   */
+  static List<PartitionGroup> openGroups(List<Database> partitions, int groups) throws IOException {
+    Path directory = groupsDirectory(partitions.size(), groups);
+    List<PartitionGroup> opened = new ArrayList<>(groups);
+    try {
+      for (int g = 0; g < groups; g++) {
+        Database merged = Database.open(groupFile(directory, g));
+        try {
+          opened.add(PartitionGroup.of(merged, groupMembers(partitions, g, groups)));
+        } catch (RuntimeException e) {
+          merged.close();
+          throw e;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      opened.forEach(PartitionGroup::close);
+      throw e;
+    }
+    return opened;
   }
 
   /** The Lucene index (merged to one segment), built when missing. */

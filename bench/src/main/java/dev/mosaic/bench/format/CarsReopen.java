@@ -3,6 +3,7 @@ package dev.mosaic.bench.format;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.PartitionGroup;
 import dev.mosaic.format.query.Query;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,10 +37,30 @@ final class CarsReopen {
   static Figures measure(
       Path directory, List<CarsQueries.Spec> specs, int rounds, long warmupMillis, boolean inherit)
       throws IOException {
+    return measure(directory, specs, rounds, warmupMillis, inherit, 0);
+  }
+
+  /**
+   * As above; with {@code groups} above 0 the first composite is {@linkplain
+   * CompositeDatabase#grouped grouped} over that many {@link PartitionGroup}s and keeps them over
+   * the rounds (no merge again: each replaced partition is masked in its group and served beside
+   * it, so the last rounds have up to {@code rounds} partitions beside the groups).
+   */
+  static Figures measure(
+      Path directory,
+      List<CarsQueries.Spec> specs,
+      int rounds,
+      long warmupMillis,
+      boolean inherit,
+      int groups)
+      throws IOException {
     Query[] queries = specs.stream().map(CarsQueries::ours).toArray(Query[]::new);
     List<Database> partitions = new ArrayList<>(CarsData.openPartitions(directory));
+    List<PartitionGroup> opened =
+        groups > 0 ? CarsData.openGroups(List.copyOf(partitions), groups) : List.of();
     try {
-      CompositeDatabase composite = CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+      CompositeDatabase composite =
+          CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
       long sink = 0;
       long end = System.nanoTime() + warmupMillis * 1_000_000;
       for (int i = 0; System.nanoTime() < end; i = (i + 1) % queries.length) {
@@ -59,7 +80,7 @@ final class CarsReopen {
         composite =
             inherit
                 ? composite.withPartitions(partitions)
-                : CompositeDatabase.of(CarsSchema.SCHEMA, partitions);
+                : CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
         long t1 = System.nanoTime();
         old.close();
         int q = round % queries.length;
@@ -83,6 +104,7 @@ final class CarsReopen {
       Arrays.sort(ratio);
       return new Figures(mean(first), mean(steady), mean(build), ratio[rounds / 2]);
     } finally {
+      opened.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
   }

@@ -1,7 +1,9 @@
 package dev.mosaic.bench.format;
 
+import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
+import dev.mosaic.format.PartitionGroup;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -82,6 +84,13 @@ public final class FormatBenchmarks implements Callable<Integer> {
   int comparePartitions;
 
   @Option(
+      names = "--groups",
+      defaultValue = "32",
+      description =
+          "groups the partitions are merged into for cars_mix_grouped (0 to skip; divides them)")
+  int groups;
+
+  @Option(
       names = "--reopen-rounds",
       defaultValue = "256",
       description = "partitions replaced one at a time for cars_reopen (0 to skip)")
@@ -127,32 +136,32 @@ public final class FormatBenchmarks implements Callable<Integer> {
               (kind.equals("mix") ? "" : " kind=" + kind)
                   + (partitions == 1024 ? "" : " partitions=" + partitions)
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
-      if (comparePartitions > 0) {
-        LOG.info(
-            "cars data in {} partitions: {}",
-            comparePartitions,
-            CarsData.oursDirectory(comparePartitions));
-        int mismatchesFew = checkAgreement(comparePartitions);
-        disagreements += mismatchesFew;
-        double few =
-            score(
-                jmh(CarsMixBenchmark.class.getName() + "\\.ours$", kind, comparePartitions),
-                "ours");
-        results.add(
-            String.format(
-                Locale.ROOT,
-                "RESULT cars_mix_%d ours_ops_%d=%.1f ours_ops_%d=%.1f ratio=%.2f%s",
-                comparePartitions,
-                partitions,
-                ours,
-                comparePartitions,
-                few,
-                ours / few,
-                mismatchesFew == 0 ? "" : " MISMATCHES=" + mismatchesFew));
+      if (comparePartitions > 0 || groups > 0) {
+        results.addAll(layouts(ours, lucene));
+        disagreements += disagreementsOfLayouts;
       }
       if (reopenRounds > 0) {
         CarsReopen.Figures r = reopen(true);
         CarsReopen.Figures anew = reopen(false);
+        if (groups > 0) {
+          CarsReopen.Figures grouped =
+              CarsReopen.measure(
+                  CarsData.oursDirectory(),
+                  CarsMixBenchmark.specs(kind),
+                  reopenRounds,
+                  1000L * warmupSeconds * warmupIterations,
+                  true,
+                  groups);
+          results.add(
+              String.format(
+                  Locale.ROOT,
+                  "INFO cars_reopen_grouped first_us=%.1f steady_us=%.1f ratio=%.2f groups=%d"
+                      + " (no merge again during the rounds)",
+                  grouped.firstMicros(),
+                  grouped.steadyMicros(),
+                  grouped.firstMicros() / grouped.steadyMicros(),
+                  groups));
+        }
         results.add(
             String.format(
                 Locale.ROOT,
@@ -174,6 +183,12 @@ public final class FormatBenchmarks implements Callable<Integer> {
       }
       if (interleavedRounds > 0) {
         results.add(interleavedCars());
+        if (groups > 0) {
+          results.add(interleavedCars(groups));
+        }
+        if (groups > 0 && comparePartitions > 0) {
+          results.add(interleavedLayouts());
+        }
       }
     }
     if (only.contains("facets")) {
@@ -194,6 +209,13 @@ public final class FormatBenchmarks implements Callable<Integer> {
                   + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
       if (interleavedRounds > 0) {
         results.add(interleavedFacets());
+        if (groups > 0) {
+          int mismatchesGrouped = checkFacetsAgreement(groups);
+          disagreements += mismatchesGrouped;
+          results.add(
+              interleavedFacets(groups)
+                  + (mismatchesGrouped == 0 ? "" : " MISMATCHES=" + mismatchesGrouped));
+        }
       }
     }
     if (only.contains("footprint")) {
@@ -239,6 +261,99 @@ public final class FormatBenchmarks implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * cars_mix_64 and cars_mix_grouped: our side of the mix in the layouts compared (this run's
+   * partitions, the compared count, the grouped one) measured in one JMH run, each checked against
+   * Lucene first; {@code lucene} is Lucene's rate from the cars_mix run, {@code oursMix} ours
+   * there.
+   */
+  private List<String> layouts(double oursMix, double lucene) throws Exception {
+    List<String> layouts = new ArrayList<>();
+    layouts.add(Integer.toString(partitions));
+    int mismatchesFew = 0;
+    if (comparePartitions > 0) {
+      LOG.info(
+          "cars data in {} partitions: {}",
+          comparePartitions,
+          CarsData.oursDirectory(comparePartitions));
+      mismatchesFew = checkAgreement(comparePartitions);
+      layouts.add(Integer.toString(comparePartitions));
+    }
+    int mismatchesGrouped = 0;
+    if (groups > 0) {
+      LOG.info(
+          "cars data in {} partitions merged into {} groups: {}",
+          partitions,
+          groups,
+          CarsData.groupsDirectory(partitions, groups));
+      mismatchesGrouped = checkGroupedAgreement();
+      layouts.add(CarsLayoutBenchmark.GROUPED);
+    }
+    disagreementsOfLayouts = mismatchesFew + mismatchesGrouped;
+    ChainedOptionsBuilder options =
+        options(CarsLayoutBenchmark.class.getName() + "\\.", kind, partitions)
+            .param("layout", layouts.toArray(String[]::new));
+    Collection<RunResult> run = new Runner(options.build()).run();
+    double many = layoutScore(run, Integer.toString(partitions));
+    List<String> lines = new ArrayList<>();
+    if (comparePartitions > 0) {
+      double few = layoutScore(run, Integer.toString(comparePartitions));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT cars_mix_%d ours_ops_%d=%.1f ours_ops_%d=%.1f ratio=%.2f%s",
+              comparePartitions,
+              partitions,
+              many,
+              comparePartitions,
+              few,
+              many / few,
+              mismatchesFew == 0 ? "" : " MISMATCHES=" + mismatchesFew));
+    }
+    if (groups > 0) {
+      double grouped = layoutScore(run, CarsLayoutBenchmark.GROUPED);
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "RESULT cars_mix_grouped ours_ops=%.1f lucene_ops=%.1f ratio=%.2f groups=%d%s",
+              grouped,
+              lucene,
+              grouped / lucene,
+              groups,
+              mismatchesGrouped == 0 ? "" : " MISMATCHES=" + mismatchesGrouped));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "INFO cars_mix_grouped ours_ops_%d=%.1f grouped_over_%d=%.2f%s"
+                  + " (same JMH run; cars_mix measured ours_ops=%.1f in its own run)",
+              partitions,
+              many,
+              partitions,
+              grouped / many,
+              comparePartitions > 0
+                  ? String.format(
+                      Locale.ROOT,
+                      " grouped_over_%d=%.2f",
+                      comparePartitions,
+                      grouped / layoutScore(run, Integer.toString(comparePartitions)))
+                  : "",
+              oursMix));
+    }
+    return lines;
+  }
+
+  /** Disagreements found by {@link #layouts}. */
+  private int disagreementsOfLayouts;
+
+  private static double layoutScore(Collection<RunResult> run, String layout) {
+    return run.stream()
+        .filter(r -> layout.equals(r.getParams().getParam("layout")))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no result for layout " + layout))
+        .getPrimaryResult()
+        .getScore();
+  }
+
   private CarsReopen.Figures reopen(boolean inherit) throws IOException {
     return CarsReopen.measure(
         CarsData.oursDirectory(),
@@ -259,6 +374,10 @@ public final class FormatBenchmarks implements Callable<Integer> {
 
   private Collection<RunResult> jmh(String include, String kindParam, int partitionCount)
       throws RunnerException {
+    return new Runner(options(include, kindParam, partitionCount).build()).run();
+  }
+
+  private ChainedOptionsBuilder options(String include, String kindParam, int partitionCount) {
     ChainedOptionsBuilder options =
         new OptionsBuilder()
             .include(include)
@@ -270,14 +389,15 @@ public final class FormatBenchmarks implements Callable<Integer> {
             .threads(1)
             .jvmArgsAppend(
                 "-D" + BenchDataRoot.PROPERTY + "=" + BenchDataRoot.get(),
-                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitionCount);
+                "-D" + CarsData.PARTITIONS_PROPERTY + "=" + partitionCount,
+                "-D" + CarsData.GROUPS_PROPERTY + "=" + Math.max(1, groups));
     if (kindParam != null) {
       options.param("kind", kindParam);
     }
     for (String p : profilers) {
       options.addProfiler(p);
     }
-    return new Runner(options.build()).run();
+    return options;
   }
 
   private static double score(Collection<RunResult> run, String method) {
@@ -290,15 +410,23 @@ public final class FormatBenchmarks implements Callable<Integer> {
   }
 
   private String interleavedCars() throws Exception {
+    return interleavedCars(0);
+  }
+
+  /** The interleaved cross-check of the mix, ours grouped into {@code groupCount} (none when 0). */
+  private String interleavedCars(int groupCount) throws Exception {
     List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
     dev.mosaic.format.query.Query[] oursQueries =
         specs.stream().map(CarsQueries::ours).toArray(dev.mosaic.format.query.Query[]::new);
     CarsQueries.LuceneQuery[] luceneQueries =
         specs.stream().map(CarsQueries::lucene).toArray(CarsQueries.LuceneQuery[]::new);
     List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    List<PartitionGroup> opened =
+        groupCount > 0 ? CarsData.openGroups(partitions, groupCount) : List.of();
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
+      CompositeDatabase composite =
+          CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
       IndexSearcher searcher = new IndexSearcher(reader);
       int[] next = {0, 0};
       InterleavedComparison.Outcome o =
@@ -314,23 +442,103 @@ public final class FormatBenchmarks implements Callable<Integer> {
               interleavedRounds,
               2.0);
       return String.format(
-          Locale.ROOT,
-          "INFO cars_mix_interleaved ours_ops=%.1f lucene_ops=%.1f ratio=%.2f rounds=%d",
-          o.aOpsPerSecond(),
-          o.bOpsPerSecond(),
-          o.medianRatio(),
-          interleavedRounds);
+              Locale.ROOT,
+              "INFO cars_mix%s_interleaved ours_ops=%.1f lucene_ops=%.1f ratio=%.2f rounds=%d",
+              groupCount > 0 ? "_grouped" : "",
+              o.aOpsPerSecond(),
+              o.bOpsPerSecond(),
+              o.medianRatio(),
+              interleavedRounds)
+          + (groupCount > 0 ? " groups=" + groupCount : "");
     } finally {
+      opened.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
   }
 
+  /**
+   * The layouts of cars_mix_64 and cars_mix_grouped in one JVM, in alternating rounds against the
+   * compared count ({@link InterleavedComparison}): on a loaded machine the ratio to trust.
+   */
+  private String interleavedLayouts() throws Exception {
+    List<CarsQueries.Spec> specs = CarsMixBenchmark.specs(kind);
+    dev.mosaic.format.query.Query[] queries =
+        specs.stream().map(CarsQueries::ours).toArray(dev.mosaic.format.query.Query[]::new);
+    List<Database> many = CarsData.openPartitions(CarsData.oursDirectory());
+    List<Database> few =
+        CarsData.openPartitions(CarsData.oursDirectory(comparePartitions), comparePartitions);
+    List<PartitionGroup> opened = CarsData.openGroups(many, groups);
+    try {
+      CompositeDatabase manyComposite = CarsData.composite(many);
+      CompositeDatabase fewComposite = CarsData.composite(few);
+      CompositeDatabase grouped = CompositeDatabase.grouped(CarsSchema.SCHEMA, many, opened);
+      InterleavedComparison.Outcome ungrouped =
+          InterleavedComparison.run(
+              mixOn(manyComposite, specs, queries),
+              mixOn(fewComposite, specs, queries),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      InterleavedComparison.Outcome merged =
+          InterleavedComparison.run(
+              mixOn(grouped, specs, queries),
+              mixOn(fewComposite, specs, queries),
+              warmupSeconds * warmupIterations,
+              interleavedRounds,
+              2.0);
+      return String.format(
+          Locale.ROOT,
+          "INFO cars_mix_layouts_interleaved ratio_%d_over_%d=%.2f ratio_grouped_over_%d=%.2f"
+              + " ours_ops_%d=%.1f ours_ops_grouped=%.1f ours_ops_%d=%.1f/%.1f groups=%d rounds=%d",
+          partitions,
+          comparePartitions,
+          ungrouped.medianRatio(),
+          comparePartitions,
+          merged.medianRatio(),
+          partitions,
+          ungrouped.aOpsPerSecond(),
+          merged.aOpsPerSecond(),
+          comparePartitions,
+          ungrouped.bOpsPerSecond(),
+          merged.bOpsPerSecond(),
+          groups,
+          interleavedRounds);
+    } finally {
+      opened.forEach(PartitionGroup::close);
+      many.forEach(Database::close);
+      few.forEach(Database::close);
+    }
+  }
+
+  /** The mix on one composite, query after query. */
+  private static InterleavedComparison.Operation mixOn(
+      CompositeDatabase composite,
+      List<CarsQueries.Spec> specs,
+      dev.mosaic.format.query.Query[] queries) {
+    int[] next = {0};
+    return () -> {
+      int i = next[0]++ % specs.size();
+      if (next[0] == specs.size()) {
+        next[0] = 0;
+      }
+      return CarsQueries.runOurs(composite, specs.get(i), queries[i]);
+    };
+  }
+
   private String interleavedFacets() throws Exception {
+    return interleavedFacets(0);
+  }
+
+  /** The interleaved cross-check of the sidebars, ours grouped into {@code groupCount} (or not). */
+  private String interleavedFacets(int groupCount) throws Exception {
     List<String> regions = CarsFacetsBenchmark.regions();
     List<Database> partitions = CarsData.openPartitions(CarsData.oursDirectory());
+    List<PartitionGroup> opened =
+        groupCount > 0 ? CarsData.openGroups(partitions, groupCount) : List.of();
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
+      CompositeDatabase composite =
+          CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, opened);
       IndexSearcher searcher = new IndexSearcher(reader);
       var state = CarsFacetsBenchmark.facetState(reader);
       dev.mosaic.format.query.Condition[] conditions =
@@ -356,23 +564,32 @@ public final class FormatBenchmarks implements Callable<Integer> {
               interleavedRounds,
               2.0);
       return String.format(
-          Locale.ROOT,
-          "INFO cars_facets_interleaved ours_us=%.1f lucene_us=%.1f ratio=%.2f rounds=%d",
-          1e6 / o.aOpsPerSecond(),
-          1e6 / o.bOpsPerSecond(),
-          o.medianRatio(),
-          interleavedRounds);
+              Locale.ROOT,
+              "INFO cars_facets%s_interleaved ours_us=%.1f lucene_us=%.1f ratio=%.2f rounds=%d",
+              groupCount > 0 ? "_grouped" : "",
+              1e6 / o.aOpsPerSecond(),
+              1e6 / o.bOpsPerSecond(),
+              o.medianRatio(),
+              interleavedRounds)
+          + (groupCount > 0 ? " groups=" + groupCount : "");
     } finally {
+      opened.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
   }
 
   /** Runs every sidebar on both engines and compares counts per value and min/max. */
   private int checkFacetsAgreement() throws IOException {
+    return checkFacetsAgreement(0);
+  }
+
+  /** {@link #checkFacetsAgreement()} on the partitions merged into {@code groupCount} groups. */
+  private int checkFacetsAgreement(int groupCount) throws IOException {
     return countDisagreements(
         "cars sidebars",
         CarsFacetsBenchmark.regions(),
         partitions,
+        groupCount,
         reader -> {
           var state = CarsFacetsBenchmark.facetState(reader);
           return (ours, lucene, region) ->
@@ -392,6 +609,16 @@ public final class FormatBenchmarks implements Callable<Integer> {
         reader -> CarsQueries::disagreement);
   }
 
+  /** {@link #checkAgreement} on the grouped layout ({@link CarsLayoutBenchmark#GROUPED}). */
+  private int checkGroupedAgreement() throws IOException {
+    return countDisagreements(
+        "cars queries",
+        CarsMixBenchmark.specs(kind),
+        partitions,
+        groups,
+        reader -> CarsQueries::disagreement);
+  }
+
   /** How one item (a query, a sidebar) is compared: a description of the difference, or null. */
   private interface Comparison<T> {
     String disagreement(CompositeDatabase ours, IndexSearcher lucene, T item) throws IOException;
@@ -406,12 +633,26 @@ public final class FormatBenchmarks implements Callable<Integer> {
   private static <T> int countDisagreements(
       String what, List<T> items, int partitionCount, ComparisonFactory<T> factory)
       throws IOException {
+    return countDisagreements(what, items, partitionCount, 0, factory);
+  }
+
+  /** As above, on the partitions merged into {@code groupCount} groups (none when 0). */
+  private static <T> int countDisagreements(
+      String what, List<T> items, int partitionCount, int groupCount, ComparisonFactory<T> factory)
+      throws IOException {
     List<Database> partitions =
         CarsData.openPartitions(CarsData.oursDirectory(partitionCount), partitionCount);
+    List<PartitionGroup> groups = List.of();
     int mismatches = 0;
     try (MMapDirectory directory = new MMapDirectory(CarsData.luceneDirectory());
         DirectoryReader reader = DirectoryReader.open(directory)) {
-      CompositeDatabase composite = CarsData.composite(partitions);
+      CompositeDatabase composite;
+      if (groupCount > 0) {
+        groups = CarsData.openGroups(partitions, groupCount);
+        composite = CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, groups);
+      } else {
+        composite = CarsData.composite(partitions);
+      }
       IndexSearcher searcher = new IndexSearcher(reader);
       Comparison<T> comparison = factory.open(reader);
       for (T item : items) {
@@ -421,13 +662,15 @@ public final class FormatBenchmarks implements Callable<Integer> {
         }
       }
     } finally {
+      groups.forEach(PartitionGroup::close);
       partitions.forEach(Database::close);
     }
     LOG.info(
-        "{} {} checked against Lucene ({} partitions), {} disagree",
+        "{} {} checked against Lucene ({} partitions{}), {} disagree",
         items.size(),
         what,
         partitionCount,
+        groupCount > 0 ? " in " + groupCount + " groups" : "",
         mismatches);
     return mismatches;
   }

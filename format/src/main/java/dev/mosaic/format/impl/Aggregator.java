@@ -207,7 +207,11 @@ final class Aggregator {
     return addMatches(db, m);
   }
 
-  private long addMatches(DatabaseReader db, Matches m) {
+  /**
+   * Adds the documents {@code m} of one partition (or of a window of a group of partitions);
+   * returns their count.
+   */
+  long addMatches(DatabaseReader db, Matches m) {
     if (m.kind == Matches.NONE) {
       return 0;
     }

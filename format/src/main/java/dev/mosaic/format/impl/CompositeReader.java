@@ -10,6 +10,7 @@ import dev.mosaic.format.DocumentProcessor;
 import dev.mosaic.format.Hit;
 import dev.mosaic.format.HitProcessor;
 import dev.mosaic.format.Page;
+import dev.mosaic.format.PartitionGroup;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Query;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +35,20 @@ import java.util.List;
 public final class CompositeReader implements CompositeDatabase {
   private final Schema schema;
   private final List<Database> partitions;
+  private final List<PartitionGroup> groups;
+  private final GroupLayout layout;
+
+  /** The databases queried, in partition order (see {@link GroupLayout}). */
+  private final Database[] units;
+
+  /** Per unit: its window of documents, null when every unit is whole (see {@link GroupLayout}). */
+  private final int[] windowFrom;
+
+  private final int[] windowTo;
+
+  /** Per unit: the unit when read directly, else null. */
   private final DatabaseReader[] readers;
+
   private final long documentCount;
   private final long dictionaryBudgetBytes;
 
@@ -56,7 +70,17 @@ public final class CompositeReader implements CompositeDatabase {
    * dictionaryBudgetBytes} of heap; 0 disables them.
    */
   CompositeReader(Schema schema, List<? extends Database> partitions, long dictionaryBudgetBytes) {
-    this(schema, partitions, dictionaryBudgetBytes, null);
+    this(schema, partitions, List.of(), dictionaryBudgetBytes, null);
+  }
+
+  /**
+   * A composite over {@code partitions} that queries runs of them through {@code groups} (see
+   * {@link GroupLayout}), with the default dictionary budget.
+   */
+  public static CompositeReader grouped(
+      Schema schema, List<? extends Database> partitions, List<PartitionGroup> groups) {
+    return new CompositeReader(
+        schema, partitions, groups, CompositeDictionary.DEFAULT_BUDGET_BYTES, null);
   }
 
   /**
@@ -66,21 +90,37 @@ public final class CompositeReader implements CompositeDatabase {
   private CompositeReader(
       Schema schema,
       List<? extends Database> partitions,
+      List<PartitionGroup> groups,
       long dictionaryBudgetBytes,
       CompositeReader predecessor) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.partitions = List.copyOf(partitions);
-    this.readers = new DatabaseReader[this.partitions.size()];
+    this.groups = List.copyOf(groups);
+    this.layout =
+        this.groups.isEmpty()
+            ? GroupLayout.ungrouped(this.partitions)
+            : GroupLayout.of(this.partitions, this.groups);
+    this.units = layout.units;
+    this.windowFrom = layout.windowFrom;
+    this.windowTo = layout.windowTo;
+    this.readers = new DatabaseReader[units.length];
     this.dictionaryBudgetBytes = dictionaryBudgetBytes;
-    long n = 0;
-    for (int i = 0; i < readers.length; i++) {
+    for (int i = 0; i < this.partitions.size(); i++) {
       Database d = this.partitions.get(i);
       if (d.schema() != schema && !d.schema().equals(schema)) {
         throw new IllegalArgumentException(
             "partition " + i + " (" + d + ") has schema " + d.schema() + ", expected " + schema);
       }
+    }
+    long n = 0;
+    for (int i = 0; i < readers.length; i++) {
+      Database d = units[i];
+      if (d.schema() != schema && !d.schema().equals(schema)) {
+        throw new IllegalArgumentException(
+            "group database " + d + " has schema " + d.schema() + ", expected " + schema);
+      }
       readers[i] = d instanceof DatabaseReader r ? r : null;
-      n += d.documentCount();
+      n += windowFrom == null ? d.documentCount() : windowTo[i] - windowFrom[i];
     }
     this.documentCount = n;
     boolean allReaders = true;
@@ -96,6 +136,7 @@ public final class CompositeReader implements CompositeDatabase {
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
     if (!allReaders || dictionaryBudgetBytes <= 0) {
+      // NOTE: with a partial window the dictionaries' whole-database totals are not used
       this.dictionary = null;
     } else if (predecessor != null && predecessor.dictionary != null) {
       this.dictionary = predecessor.dictionary.successor(readers, dictionaryBudgetBytes);
@@ -107,7 +148,69 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public CompositeDatabase withPartitions(List<? extends Database> partitions) {
-    return new CompositeReader(schema, partitions, dictionaryBudgetBytes, this);
+    return new CompositeReader(schema, partitions, groups, dictionaryBudgetBytes, this);
+  }
+
+  @Override
+  public CompositeDatabase withPartitions(
+      List<? extends Database> partitions, List<PartitionGroup> groups) {
+    return new CompositeReader(schema, partitions, groups, dictionaryBudgetBytes, this);
+  }
+
+  @Override
+  public List<PartitionGroup> groups() {
+    return groups;
+  }
+
+  /** Number of databases a query visits (groups' windows and partitions queried as themselves). */
+  int units() {
+    return units.length;
+  }
+
+  /**
+   * The matches of unit {@code unit}, restricted to its window when it has a partial one (a fresh
+   * bit set then).
+   */
+  private Matches evaluate(int unit, Plan.Node node, int[] resolved) {
+    Matches m = readers[unit].evaluate(node, resolved);
+    return windowFrom == null ? m : window(unit, m);
+  }
+
+  private Matches window(int unit, Matches m) {
+    int from = windowFrom[unit];
+    int to = windowTo[unit];
+    DatabaseReader r = readers[unit];
+    if (m.kind == Matches.NONE || (from == 0 && to == r.documents())) {
+      return m;
+    }
+    long[] bits = m.kind == Matches.BITS ? m.bits : r.materialize(m);
+    java.util.Arrays.fill(bits, 0, from >>> 6, 0L);
+    if ((from & 63) != 0) {
+      bits[from >>> 6] &= -1L << from;
+    }
+    if (to >>> 6 < bits.length) {
+      bits[to >>> 6] &= (1L << to) - 1;
+      java.util.Arrays.fill(bits, (to >>> 6) + 1, bits.length, 0L);
+    }
+    return Matches.bits(bits);
+  }
+
+  /** Unit {@code unit}'s count of {@code node}'s matches. */
+  private long count(int unit, Plan.Node node, int[] resolved) {
+    DatabaseReader r = readers[unit];
+    return windowFrom == null ? r.count(node, resolved) : r.count(evaluate(unit, node, resolved));
+  }
+
+  /** {@code processor} as unit {@code unit}'s documents must reach it (as their partition's). */
+  private DocumentProcessor processorOf(int unit, DocumentProcessor processor) {
+    GroupLayout.Run run = layout.runs[unit];
+    return run == null ? processor : (doc, db) -> run.process(doc, processor);
+  }
+
+  /** Hands unit {@code unit}'s document to {@code processor} as its partition's document. */
+  private boolean emit(int unit, int doc, Database listed, DocumentProcessor processor) {
+    GroupLayout.Run run = layout.runs[unit];
+    return run == null ? processor.process(doc, listed) : run.process(doc, processor);
   }
 
   /** Field dictionaries this composite derived by patching its predecessor's, 0 when none. */
@@ -166,7 +269,13 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public String toString() {
-    return "CompositeDatabase{" + readers.length + " partitions, " + documentCount + " documents}";
+    return "CompositeDatabase{"
+        + partitions.size()
+        + " partitions"
+        + (groups.isEmpty() ? "" : " in " + units.length + " units")
+        + ", "
+        + documentCount
+        + " documents}";
   }
 
   @Override
@@ -175,7 +284,7 @@ public final class CompositeReader implements CompositeDatabase {
     long total = 0;
     if (dictionary != null) {
       ensurePartitionsOpen();
-      long known = dictionary.count(node);
+      long known = windowFrom == null ? dictionary.count(node) : -1;
       if (known >= 0) {
         return known;
       }
@@ -183,7 +292,7 @@ public final class CompositeReader implements CompositeDatabase {
       for (int i = walk.next(); i >= 0; i = walk.next()) {
         DatabaseReader r = readers[i];
         r.ensureOpen();
-        total += r.count(node, walk.resolved);
+        total += count(i, node, walk.resolved);
       }
       return total;
     }
@@ -191,9 +300,9 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r != null) {
         r.ensureOpen();
-        total += r.count(node);
+        total += count(i, node, null);
       } else {
-        total += partitions.get(i).count(query);
+        total += units[i].count(query);
       }
     }
     return total;
@@ -201,6 +310,9 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public dev.mosaic.format.Explanation explain(Query query) {
+    if (windowFrom != null) {
+      return CompositeDatabase.super.explain(query); // no per-unit trace of a partial window
+    }
     Plan plan = Plan.compile(schema, query);
     long start = System.nanoTime();
     List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
@@ -211,7 +323,7 @@ public final class CompositeReader implements CompositeDatabase {
         readers[i].ensureOpen();
         e = readers[i].explain(plan, query, "partition " + i + " (" + readers[i].source() + ")");
       } else {
-        e = partitions.get(i).explain(query);
+        e = units[i].explain(query);
         e = new dev.mosaic.format.Explanation("partition " + i, e.matches(), e.nanos(), List.of(e));
       }
       total += e.children().get(0).matches();
@@ -251,15 +363,23 @@ public final class CompositeReader implements CompositeDatabase {
       aggregator.useDictionaries(dictionary);
       CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
       for (int i = walk.next(); i >= 0; i = walk.next()) {
-        aggregator.add(readers[i], walk.resolved, i);
+        if (windowFrom == null) {
+          aggregator.add(readers[i], walk.resolved, i);
+        } else {
+          readers[i].ensureOpen();
+          aggregator.add(readers[i], evaluate(i, aggregator.condition(), walk.resolved), i);
+        }
       }
       return aggregator.result();
     }
     for (int i = 0; i < readers.length; i++) {
-      if (readers[i] != null) {
+      if (readers[i] == null) {
+        aggregator.addForeign(units[i], condition);
+      } else if (windowFrom == null) {
         aggregator.add(readers[i]);
       } else {
-        aggregator.addForeign(partitions.get(i), condition);
+        readers[i].ensureOpen();
+        aggregator.addMatches(readers[i], evaluate(i, aggregator.condition(), null));
       }
     }
     return aggregator.result();
@@ -321,10 +441,10 @@ public final class CompositeReader implements CompositeDatabase {
             i -> {
               DatabaseReader r = readers[i];
               if (r == null) {
-                return partitions.get(i).count(query);
+                return units[i].count(query);
               }
               r.ensureOpen();
-              return r.count(node);
+              return count(i, node, null);
             })) {
       total += c;
     }
@@ -360,7 +480,7 @@ public final class CompositeReader implements CompositeDatabase {
                 return null;
               }
               r.ensureOpen();
-              return r.evaluate(plan.condition);
+              return evaluate(i, plan.condition, null);
             });
     long skip = plan.skip;
     long limit = plan.limit;
@@ -368,7 +488,7 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r == null) {
         // A foreign partition: run it as the sequential path does.
-        Database d = partitions.get(i);
+        Database d = units[i];
         long c = d.count(query);
         if (skip >= c) {
           skip -= c;
@@ -393,7 +513,7 @@ public final class CompositeReader implements CompositeDatabase {
           continue;
         }
       }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, processor);
+      long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
       if (emitted == DatabaseReader.STOPPED) {
         return;
       }
@@ -408,8 +528,8 @@ public final class CompositeReader implements CompositeDatabase {
    */
   private volatile java.util.Map<Database, Integer> indexes;
 
-  @Override
-  public void execute(Query query, HitProcessor processor) {
+  /** The index of each listed partition object (its first listing). */
+  private java.util.Map<Database, Integer> partitionIndexes() {
     java.util.Map<Database, Integer> byDatabase = indexes;
     if (byDatabase == null) {
       java.util.Map<Database, Integer> map = new java.util.IdentityHashMap<>();
@@ -418,7 +538,12 @@ public final class CompositeReader implements CompositeDatabase {
       }
       indexes = byDatabase = java.util.Collections.unmodifiableMap(map);
     }
-    java.util.Map<Database, Integer> index = byDatabase;
+    return byDatabase;
+  }
+
+  @Override
+  public void execute(Query query, HitProcessor processor) {
+    java.util.Map<Database, Integer> index = partitionIndexes();
     execute(query, (doc, db) -> processor.process(index.get(db), doc, db));
   }
 
@@ -445,14 +570,18 @@ public final class CompositeReader implements CompositeDatabase {
     if (dictionary != null) {
       aggregator.useDictionaries(dictionary);
     }
+    java.util.Map<Database, Integer> index = partitionIndexes();
+    // documents reach it as their partition's (a group window's are mapped back by processorOf)
+    DocumentProcessor collect =
+        (doc, db) -> {
+          hits.add(new Hit(index.get(db), doc, db));
+          return true;
+        };
     CompositeDictionary.Walk walk = walk(condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
-      int partition = i;
-      DocumentProcessor collect =
-          (doc, db) -> hits.add(new Hit(partition, doc, partitions.get(partition)));
       DatabaseReader r = readers[i];
       if (r == null) {
-        Database d = partitions.get(i);
+        Database d = units[i];
         aggregator.addForeign(d, query.condition());
         if (plan.limit == 0) {
           continue;
@@ -474,7 +603,7 @@ public final class CompositeReader implements CompositeDatabase {
         continue;
       }
       r.ensureOpen();
-      Matches m = r.evaluate(condition, walk.resolved);
+      Matches m = evaluate(i, condition, walk.resolved);
       long c = aggregator.add(r, m, i);
       if (c == 0 || plan.limit == 0) {
         continue;
@@ -482,25 +611,19 @@ public final class CompositeReader implements CompositeDatabase {
       if (plan.ordered()) {
         int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
         if (docs.length > 0) {
-          cursors.add(new Cursor(i, r, null, docs, plan.orderFields, partitions.get(i)));
+          cursors.add(new Cursor(i, r, null, docs, plan.orderFields, r));
         }
       } else if (limit > 0) {
         if (skip >= c) {
           skip -= c;
           continue;
         }
-        limit -= r.emitInDocumentOrder(m, skip, limit, collect);
+        limit -= r.emitInDocumentOrder(m, skip, limit, processorOf(i, collect));
         skip = 0;
       }
     }
     if (!cursors.isEmpty()) {
-      mergeCursors(
-          cursors,
-          plan,
-          (partition, doc, db) -> {
-            hits.add(new Hit(partition, doc, db));
-            return true;
-          });
+      mergeCursors(cursors, plan, (unit, doc, db) -> emit(unit, doc, db, collect));
     }
     Aggregation aggregation = aggregator.result();
     return new Page(aggregation.count(), hits, aggregation);
@@ -549,7 +672,7 @@ public final class CompositeReader implements CompositeDatabase {
     for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
       DatabaseReader r = readers[i];
       if (r == null) {
-        Database d = partitions.get(i);
+        Database d = units[i];
         long c = d.count(query);
         if (skip >= c) {
           skip -= c;
@@ -564,7 +687,7 @@ public final class CompositeReader implements CompositeDatabase {
         continue;
       }
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition, walk.resolved);
+      Matches m = evaluate(i, plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
         continue;
       }
@@ -575,7 +698,7 @@ public final class CompositeReader implements CompositeDatabase {
           continue;
         }
       }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, processor);
+      long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
       if (emitted == DatabaseReader.STOPPED) {
         return;
       }
@@ -619,7 +742,7 @@ public final class CompositeReader implements CompositeDatabase {
         if (descending ? bound >= sort.valueCount : bound <= 0) {
           continue; // no value of the first key here is as good as the k-th kept one
         }
-        Matches m = r.evaluate(threshold.bounded, walk.resolved);
+        Matches m = evaluate(i, threshold.bounded, walk.resolved);
         if (m.kind == Matches.NONE) {
           continue;
         }
@@ -663,7 +786,8 @@ public final class CompositeReader implements CompositeDatabase {
     Entry[] sorted = java.util.Arrays.copyOf(heap, size);
     java.util.Arrays.sort(sorted, (a, b) -> before(a, b, desc) ? -1 : before(b, a, desc) ? 1 : 0);
     for (int i = plan.skip; i < size; i++) {
-      if (!processor.process(sorted[i].doc, sorted[i].cursor.listed)) {
+      Entry e = sorted[i];
+      if (!emit(e.cursor.partition, e.doc, e.cursor.listed, processor)) {
         return;
       }
     }
@@ -716,14 +840,14 @@ public final class CompositeReader implements CompositeDatabase {
     DatabaseReader r = readers[i];
     if (r != null) {
       r.ensureOpen();
-      Matches m = r.evaluate(plan.condition, resolved);
+      Matches m = evaluate(i, plan.condition, resolved);
       if (m.kind == Matches.NONE) {
         return null;
       }
       int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
       return docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
     }
-    Database d = partitions.get(i);
+    Database d = units[i];
     int[] docs = collect(d, query.skip(0).limit(k));
     return docs.length == 0 ? null : new Cursor(i, null, d, docs, plan.orderFields, d);
   }
@@ -824,7 +948,7 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** K-way merge of the partitions' sorted candidates, honouring skip and limit. */
   private void mergeCursors(List<Cursor> cursors, Plan plan, DocumentProcessor processor) {
-    mergeCursors(cursors, plan, (partition, doc, db) -> processor.process(doc, db));
+    mergeCursors(cursors, plan, (unit, doc, db) -> emit(unit, doc, db, processor));
   }
 
   /**

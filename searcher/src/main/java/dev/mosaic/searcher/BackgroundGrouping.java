@@ -1,0 +1,82 @@
+package dev.mosaic.searcher;
+
+import dev.mosaic.format.CompositeDatabase;
+import dev.mosaic.format.Database;
+import dev.mosaic.format.PartitionGrouping;
+import dev.mosaic.format.Schema;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The searcher's side of {@link PartitionGrouping}: merges run on one daemon thread of their own,
+ * and each merge that produced a group asks for a reopen, so the next generation queries it. {@link
+ * Generations} composes every generation through {@link #compose} and hands each retired
+ * generation's composite to {@link #release}.
+ *
+ * <p>Thread safety: safe for concurrent use.
+ */
+final class BackgroundGrouping implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BackgroundGrouping.class);
+
+  private final ExecutorService merger;
+  private final PartitionGrouping grouping;
+  private long failuresLogged;
+
+  BackgroundGrouping(PartitionGrouping.Config config, Runnable requestReopen) {
+    this.merger =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "mosaic-group-merge");
+              t.setDaemon(true);
+              t.setPriority(Thread.MIN_PRIORITY);
+              return t;
+            });
+    this.grouping = new PartitionGrouping(config, merger, requestReopen);
+  }
+
+  /** The next generation's composite (see {@link PartitionGrouping#compose}). */
+  CompositeDatabase compose(
+      CompositeDatabase previous, Schema schema, List<? extends Database> partitions) {
+    logNewFailures();
+    return grouping.compose(previous, schema, partitions);
+  }
+
+  /** True when groups were merged since {@code composite} was composed. */
+  boolean hasNewGroups(CompositeDatabase composite) {
+    return !composite.groups().equals(grouping.groups());
+  }
+
+  /** Gives back a retired generation's groups. */
+  void release(CompositeDatabase composite) {
+    grouping.release(composite);
+  }
+
+  private synchronized void logNewFailures() {
+    long failed = grouping.failedMerges();
+    if (failed > failuresLogged) {
+      LOG.warn(
+          "{} group merges failed (retried at the next reopen); the last one",
+          failed - failuresLogged,
+          grouping.lastFailure());
+      failuresLogged = failed;
+    }
+  }
+
+  /** Stops merging (waiting up to 30 s for a merge under way). */
+  @Override
+  public void close() {
+    merger.shutdown();
+    try {
+      if (!merger.awaitTermination(30, TimeUnit.SECONDS)) {
+        LOG.warn("group merge thread did not stop within 30 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    grouping.close();
+  }
+}
