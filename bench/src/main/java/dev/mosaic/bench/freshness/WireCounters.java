@@ -13,9 +13,9 @@ import java.util.TreeMap;
  * <ul>
  *   <li>cross-DC bytes: {@code mosaic.transport.bytes} with {@code direction=sent} and {@code
  *       from_dc} other than {@code to_dc} (each byte is counted once, by the node that sent it);
- *   <li>full copies: accepted deliveries ({@code mosaic.transport.deliveries}, {@code
- *       outcome=accepted}) of every kind (entry, relay, fetch): every delivery ships a whole
- *       partition file;
+ *   <li>full copies: whole partition files sent ({@code mosaic.transport.copies.sent} with {@code
+ *       kind=full}: entry pushes, relays, fallbacks after a refused change set, catch-up fetches);
+ *       change sets ({@code kind=delta}) are not full copies;
  *   <li>bytes by kind: {@code mosaic.transport.bytes.sent} by its {@code kind} tag (e.g. {@code
  *       delta}, {@code full}), when a transport reports it; empty otherwise.
  * </ul>
@@ -24,7 +24,7 @@ import java.util.TreeMap;
  */
 final class WireCounters {
   static final String BYTES = "mosaic.transport.bytes";
-  static final String DELIVERIES = "mosaic.transport.deliveries";
+  static final String COPIES_SENT = "mosaic.transport.copies.sent";
   static final String BYTES_SENT_BY_KIND = "mosaic.transport.bytes.sent";
 
   private WireCounters() {}
@@ -56,7 +56,7 @@ final class WireCounters {
           cross += (long) c.count();
         }
       }
-      for (Counter c : r.find(DELIVERIES).tag("outcome", "accepted").counters()) {
+      for (Counter c : r.find(COPIES_SENT).tag("kind", "full").counters()) {
         full += (long) c.count();
       }
       for (Counter c : r.find(BYTES_SENT_BY_KIND).counters()) {

@@ -23,19 +23,20 @@ class WireCountersTest {
     entry.bytesSent("dc-a", "dc-a", 5000); // stays in its datacenter
     relay.bytesReceived("dc-a", "dc-b", 1000); // the same bytes, seen by the receiver
     relay.bytesSent("dc-b", "dc-b", 1000);
-    entry.delivery("entry", true, Duration.ofMillis(5));
-    entry.delivery("entry", true, Duration.ofMillis(5));
-    relay.delivery("relay", true, Duration.ofMillis(5));
-    relay.delivery("relay", false, Duration.ZERO);
-    relay.superseded("relay");
+    entry.copySent("full", "dc-a", "dc-b");
+    entry.copySent("full", "dc-a", "dc-a");
+    entry.copySent("delta", "dc-a", "dc-b"); // a change set is not a full copy
+    relay.copySent("full", "dc-b", "dc-b");
+    relay.delivery("relay", true, Duration.ofMillis(5)); // received, counted by its sender
 
     WireCounters.Reading before = WireCounters.read(List.of(indexer, searcher));
     assertThat(before.crossDcBytes()).isEqualTo(1000);
-    assertThat(before.fullCopies()).as("accepted deliveries of every kind").isEqualTo(3);
+    assertThat(before.fullCopies()).as("whole files sent by every node").isEqualTo(3);
     assertThat(before.bytesSentByKind()).isEmpty();
 
     entry.bytesSent("dc-b", "dc-a", 300);
-    entry.delivery("fetch", true, Duration.ofMillis(5));
+    relay.copySent("full", "dc-b", "dc-a"); // a catch-up fetch served
+    relay.copySent("delta", "dc-b", "dc-b");
     WireCounters.Reading cycle = WireCounters.read(List.of(indexer, searcher)).minus(before);
     assertThat(cycle.crossDcBytes()).isEqualTo(300);
     assertThat(cycle.fullCopies()).isEqualTo(1);
