@@ -22,6 +22,12 @@ import java.util.TreeMap;
 final class SearcherView {
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * How long one request may take: generous, the fault suite runs on loaded build machines and
+   * checks answers, not latency.
+   */
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
   /** One served partition: the version in the searcher's current generation and its checksum. */
   record Served(int partition, long version, String crc32) {}
 
@@ -66,7 +72,7 @@ final class SearcherView {
       HttpResponse<String> r =
           http.send(
               HttpRequest.newBuilder(URI.create(address + "/health"))
-                  .timeout(Duration.ofSeconds(10))
+                  .timeout(REQUEST_TIMEOUT)
                   .GET()
                   .build(),
               HttpResponse.BodyHandlers.ofString());
@@ -126,7 +132,7 @@ final class SearcherView {
       HttpResponse<String> r =
           http.send(
               HttpRequest.newBuilder(URI.create(address + path))
-                  .timeout(Duration.ofSeconds(10))
+                  .timeout(REQUEST_TIMEOUT)
                   .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofString(body))
                   .build(),
@@ -143,7 +149,7 @@ final class SearcherView {
       HttpResponse<String> r =
           http.send(
               HttpRequest.newBuilder(URI.create(address + path))
-                  .timeout(Duration.ofSeconds(10))
+                  .timeout(REQUEST_TIMEOUT)
                   .GET()
                   .build(),
               HttpResponse.BodyHandlers.ofString());
