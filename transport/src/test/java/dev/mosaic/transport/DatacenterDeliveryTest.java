@@ -373,6 +373,40 @@ class DatacenterDeliveryTest {
   }
 
   @Test
+  void aVersionIsMarkedAcceptedOnceAFirstDcHoldsItWhileAnotherDcStillRefuses() throws Exception {
+    TransportSettings settings =
+        quick()
+            .maxAttemptsPerDc(40)
+            .retryBackoff(Duration.ofMillis(200), Duration.ofMillis(200))
+            .build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      TestCluster.Searcher b1 = cluster.searcher("b1", "b");
+      b1.refusal = () -> Optional.of("cut off"); // dc b refuses every attempt, for seconds
+      TransportSender sender = cluster.sender("indexer-1", "idx");
+      await()
+          .atMost(DEADLINE)
+          .until(
+              () -> sender.discovery().inDc("a").size() + sender.discovery().inDc("b").size() == 2);
+      PartitionFileId id = new PartitionFileId(1, 3, 7);
+      var report = sender.send(id, source(tmp, id, 20_000)).toCompletableFuture();
+      await("marked accepted in the manifest")
+          .atMost(DEADLINE)
+          .until(
+              () ->
+                  a1.node
+                      .manifest()
+                      .latest(1, 3)
+                      .filter(r -> r.id().equals(id) && r.accepted())
+                      .isPresent());
+      assertThat(report)
+          .as("dc b is still being retried: the mark did not wait for every DC")
+          .isNotDone();
+      assertThat(report.get(60, TimeUnit.SECONDS).acceptedBy()).isEqualTo(Map.of("a", "a1"));
+    }
+  }
+
+  @Test
   void aSearcherBehindTheManifestLongerThanTheBoundReportsItselfStale() throws Exception {
     TransportSettings settings =
         quick()

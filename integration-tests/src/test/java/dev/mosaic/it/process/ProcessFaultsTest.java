@@ -537,6 +537,13 @@ class ProcessFaultsTest {
         throw new AssertionError(
             "documents served everywhere never equalled the partners' offers: " + mismatches);
       }
+      FeedStatus seen = paused;
+      // let the loader run until it prints a newer status line: pausing again at once would read
+      // the same stale line and judge the same half-published snapshot again
+      Awaitility.await("the feed loader prints a newer status line")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> FeedStatus.last(cluster.feedLoader()).index() > seen.index());
     }
     assertThat(witness.violations()).isEmpty();
     assertThat(witness.servedObservations()).isPositive();
