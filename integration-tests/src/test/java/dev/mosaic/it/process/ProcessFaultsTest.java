@@ -36,6 +36,11 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * and each searcher's count of everything equals the documents the manifest records. A witness
  * thread watches the whole run for a version served or recorded twice with different content.
  *
+ * <p>Two searchers are placed for faults: {@code dc-b-1} registers the address of a {@link
+ * TcpProxy} standing for the link between the datacenters (so the test can partition dc-b away),
+ * and, where user and mount namespaces work, runs on a small tmpfs of its own (so the test can fill
+ * its disk for real).
+ *
  * <p>On failure every process's console tail is printed; full consoles and logs are under {@code
  * target/process-faults/logs}.
  */
@@ -303,7 +308,7 @@ class ProcessFaultsTest {
                     }
                   }
                 }
-                return checked[0] >= 30 && checked[1] >= 30 && distinct.size() >= 10;
+                return checked[0] >= 30 && checked[1] >= 20 && distinct.size() >= 10;
               });
     } catch (ConditionTimeoutException e) {
       throw new AssertionError(
@@ -533,7 +538,7 @@ class ProcessFaultsTest {
       // a snapshot went out between the loader's last status line and the pause (or was cut by
       // it): pause again. A lost offer stays lost, so it fails every attempt.
       mismatches.add("served " + documents + " documents, partners held " + paused);
-      if (attempt == 5) {
+      if (attempt == 10) {
         throw new AssertionError(
             "documents served everywhere never equalled the partners' offers: " + mismatches);
       }
