@@ -441,6 +441,44 @@ class DatacenterDeliveryTest {
     }
   }
 
+  @Test
+  void aSearcherLackingAnAcceptedVersionStaysBehindWhenANewerUnacceptedOneIsRecorded()
+      throws Exception {
+    TransportSettings settings =
+        quick()
+            .staleAfter(Duration.ofMillis(1500))
+            .catchUpGrace(Duration.ZERO)
+            .catchUpInterval(Duration.ofMillis(200))
+            .build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      // another DC accepted v9, which a1 cannot get; then v10 is recorded, not accepted yet (churn)
+      PartitionFileId accepted = new PartitionFileId(1, 5, 9);
+      a1.node
+          .manifest()
+          .advance(new ManifestRecord(accepted, 10_000, 1234, System.currentTimeMillis(), "x@y"));
+      await().atMost(DEADLINE).until(() -> a1.node.health().partitionsBehind() == 1);
+      a1.node
+          .manifest()
+          .advance(
+              ManifestRecord.built(
+                  new PartitionFileId(1, 5, 10),
+                  10_000,
+                  5678,
+                  0,
+                  -1,
+                  System.currentTimeMillis(),
+                  0));
+      await()
+          .atMost(DEADLINE)
+          .until(() -> a1.node.manifest().latest(1, 5).orElseThrow().id().version() == 10);
+      await("stale: still lacking the accepted v9")
+          .atMost(DEADLINE)
+          .until(() -> a1.node.health().stale());
+      assertThat(a1.node.health().partitionsBehind()).isEqualTo(1);
+    }
+  }
+
   private static FaultyLink link(int port, FaultyLink.Fault fault) {
     try {
       return new FaultyLink(port, fault);
