@@ -373,6 +373,40 @@ class DatacenterDeliveryTest {
   }
 
   @Test
+  void aVersionIsMarkedAcceptedOnceAFirstDcHoldsItWhileAnotherDcStillRefuses() throws Exception {
+    TransportSettings settings =
+        quick()
+            .maxAttemptsPerDc(40)
+            .retryBackoff(Duration.ofMillis(200), Duration.ofMillis(200))
+            .build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      TestCluster.Searcher b1 = cluster.searcher("b1", "b");
+      b1.refusal = () -> Optional.of("cut off"); // dc b refuses every attempt, for seconds
+      TransportSender sender = cluster.sender("indexer-1", "idx");
+      await()
+          .atMost(DEADLINE)
+          .until(
+              () -> sender.discovery().inDc("a").size() + sender.discovery().inDc("b").size() == 2);
+      PartitionFileId id = new PartitionFileId(1, 3, 7);
+      var report = sender.send(id, source(tmp, id, 20_000)).toCompletableFuture();
+      await("marked accepted in the manifest")
+          .atMost(DEADLINE)
+          .until(
+              () ->
+                  a1.node
+                      .manifest()
+                      .latest(1, 3)
+                      .filter(r -> r.id().equals(id) && r.accepted())
+                      .isPresent());
+      assertThat(report)
+          .as("dc b is still being retried: the mark did not wait for every DC")
+          .isNotDone();
+      assertThat(report.get(60, TimeUnit.SECONDS).acceptedBy()).isEqualTo(Map.of("a", "a1"));
+    }
+  }
+
+  @Test
   void aSearcherBehindTheManifestLongerThanTheBoundReportsItselfStale() throws Exception {
     TransportSettings settings =
         quick()
@@ -404,6 +438,44 @@ class DatacenterDeliveryTest {
           .containsKey("a");
       await().atMost(DEADLINE).until(() -> a1.node.health().getAsBoolean());
       assertThat(a1.node.health().partitionsBehind()).isZero();
+    }
+  }
+
+  @Test
+  void aSearcherLackingAnAcceptedVersionStaysBehindWhenANewerUnacceptedOneIsRecorded()
+      throws Exception {
+    TransportSettings settings =
+        quick()
+            .staleAfter(Duration.ofMillis(1500))
+            .catchUpGrace(Duration.ZERO)
+            .catchUpInterval(Duration.ofMillis(200))
+            .build();
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings)) {
+      TestCluster.Searcher a1 = cluster.searcher("a1", "a");
+      // another DC accepted v9, which a1 cannot get; then v10 is recorded, not accepted yet (churn)
+      PartitionFileId accepted = new PartitionFileId(1, 5, 9);
+      a1.node
+          .manifest()
+          .advance(new ManifestRecord(accepted, 10_000, 1234, System.currentTimeMillis(), "x@y"));
+      await().atMost(DEADLINE).until(() -> a1.node.health().partitionsBehind() == 1);
+      a1.node
+          .manifest()
+          .advance(
+              ManifestRecord.built(
+                  new PartitionFileId(1, 5, 10),
+                  10_000,
+                  5678,
+                  0,
+                  -1,
+                  System.currentTimeMillis(),
+                  0));
+      await()
+          .atMost(DEADLINE)
+          .until(() -> a1.node.manifest().latest(1, 5).orElseThrow().id().version() == 10);
+      await("stale: still lacking the accepted v9")
+          .atMost(DEADLINE)
+          .until(() -> a1.node.health().stale());
+      assertThat(a1.node.health().partitionsBehind()).isEqualTo(1);
     }
   }
 

@@ -24,6 +24,7 @@ final class ChildProcess {
   private final String name;
   private final List<String> command;
   private final Path console;
+  private final Path log;
   private volatile Process process;
   private long consoleStart;
 
@@ -35,12 +36,27 @@ final class ChildProcess {
    */
   ChildProcess(
       String name, Path logDir, List<String> jvmArgs, String classPath, List<String> mainAndArgs) {
+    this(name, logDir, List.of(), jvmArgs, classPath, mainAndArgs);
+  }
+
+  /**
+   * As above, the JVM started by a launcher: {@code launcher} followed by the java command line as
+   * its arguments (the launcher must {@code exec} it, so the process is the JVM).
+   */
+  ChildProcess(
+      String name,
+      Path logDir,
+      List<String> launcher,
+      List<String> jvmArgs,
+      String classPath,
+      List<String> mainAndArgs) {
     this.name = name;
     this.console = logDir.resolve(name + ".out");
-    List<String> c = new ArrayList<>();
+    this.log = logDir.resolve(name + ".log");
+    List<String> c = new ArrayList<>(launcher);
     c.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     c.addAll(jvmArgs);
-    c.add("-Dmosaic.log.file=" + logDir.resolve(name + ".log"));
+    c.add("-Dmosaic.log.file=" + log);
     c.add("-cp");
     c.add(classPath);
     c.addAll(mainAndArgs);
@@ -126,6 +142,23 @@ final class ChildProcess {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The lines of the log (every life) that match {@code pattern}, oldest first. */
+  List<String> logLinesMatching(Pattern pattern) {
+    if (!Files.exists(log)) {
+      return List.of();
+    }
+    try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+      return lines.filter(l -> pattern.matcher(l).find()).toList();
+    } catch (IOException | UncheckedIOException e) {
+      throw new IllegalStateException("cannot read " + log, e);
+    }
+  }
+
+  /** The running process's id. */
+  long pid() {
+    return process.pid();
   }
 
   boolean isAlive() {

@@ -1,7 +1,9 @@
 package dev.mosaic.it.process;
 
 import dev.mosaic.partition.ManifestRecord;
+import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionManifest;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -29,6 +31,8 @@ final class ContentWitness implements AutoCloseable {
   private final Map<String, String> servedContent = new ConcurrentHashMap<>();
   private final Map<String, Integer> documents = new ConcurrentHashMap<>();
   private final Map<Integer, Long> highestManifestVersion = new ConcurrentHashMap<>();
+  private final Map<String, java.util.Set<PartitionOffers.Offer>> offers =
+      new ConcurrentHashMap<>();
   private final List<String> violations = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService sampler =
       Executors.newSingleThreadScheduledExecutor(
@@ -62,6 +66,32 @@ final class ContentWitness implements AutoCloseable {
     return d == null || d < 0 ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(d);
   }
 
+  /**
+   * The offers of version {@code version} of partition {@code partition}: read once from a
+   * searcher's copy of that file (here {@code s}'s, unless read before), checksum verified; empty
+   * when that file is gone (superseded and deleted by retention).
+   */
+  java.util.Optional<java.util.Set<PartitionOffers.Offer>> offers(
+      ProcessCluster.Searcher s, int schemaVersion, int partition, long version) {
+    String key = key(schemaVersion, partition, version);
+    readOffers(s, schemaVersion, partition, version, key);
+    return java.util.Optional.ofNullable(offers.get(key));
+  }
+
+  /** The partners of every offer read so far, sorted. */
+  List<String> partners() {
+    return offers.values().stream()
+        .flatMap(java.util.Set::stream)
+        .map(PartitionOffers.Offer::partner)
+        .distinct()
+        .sorted()
+        .toList();
+  }
+
+  private static String key(int schemaVersion, int partition, long version) {
+    return "v" + schemaVersion + "/" + partition + "/" + version;
+  }
+
   private synchronized void observeManifest() {
     for (ManifestRecord r : manifest.all()) {
       int p = r.id().partition();
@@ -92,8 +122,8 @@ final class ContentWitness implements AutoCloseable {
           if (served.crc32() == null) {
             continue;
           }
-          String key =
-              "v" + serving.schemaVersion() + "/" + served.partition() + "/" + served.version();
+          String key = key(serving.schemaVersion(), served.partition(), served.version());
+          readOffers(s, serving.schemaVersion(), served.partition(), served.version(), key);
           String before = servedContent.putIfAbsent(key, served.crc32());
           servedObservations++;
           if (before != null && !before.equals(served.crc32())) {
@@ -113,6 +143,25 @@ final class ContentWitness implements AutoCloseable {
         Thread.currentThread().interrupt(); // closing
         return;
       }
+    }
+  }
+
+  /** Reads the offers of a served version from the searcher's store, once per version. */
+  private void readOffers(
+      ProcessCluster.Searcher s, int schemaVersion, int partition, long version, String key) {
+    if (offers.containsKey(key)) {
+      return;
+    }
+    Path file =
+        s.storeSeen()
+            .resolve(PartitionLayout.schemaDirName(schemaVersion))
+            .resolve(String.valueOf(partition))
+            .resolve(PartitionLayout.fileName(version));
+    try {
+      offers.put(key, PartitionOffers.read(file));
+    } catch (java.io.IOException | RuntimeException e) {
+      // retention deleted it meanwhile, or the searcher went away: another searcher may still have
+      // it
     }
   }
 

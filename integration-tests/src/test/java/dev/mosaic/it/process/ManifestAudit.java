@@ -53,7 +53,7 @@ final class ManifestAudit {
         continue;
       }
       Path file =
-          s.store()
+          s.storeSeen()
               .resolve(PartitionLayout.schemaDirName(r.id().schemaVersion()))
               .resolve(String.valueOf(p))
               .resolve(PartitionLayout.fileName(r.id().version()));

@@ -50,8 +50,51 @@ final class ProcessCluster implements AutoCloseable {
   private static final Pattern KAFKA_UP = Pattern.compile("kafka ready at (\\S+)");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
 
-  /** One searcher: its process, its store and its HTTP address. */
-  record Searcher(String nodeId, String dc, ChildProcess process, Path store, String http) {}
+  /** The small-disk searcher's free-space reserve. */
+  static final int SMALL_DISK_RESERVE_MIB = 2;
+
+  /** The address searchers of the {@linkplain Layout#linkedDc linked datacenter} register. */
+  static final String LINKED_HOST = "127.0.0.2";
+
+  /**
+   * Where the cluster's faults can be injected.
+   *
+   * @param searcherDcs the datacenter of each searcher, in order; node ids are {@code <dc>-<n>}
+   * @param indexerCount indexers of the one group, all in the first datacenter
+   * @param linkedDc a datacenter whose searchers the other nodes reach only through a {@link
+   *     TcpProxy} each (transport and HTTP), so that {@link #cutLink()} partitions it away
+   * @param smallDiskSearcher a searcher whose store is on a small file system of its own (a tmpfs
+   *     of {@code smallDiskMiB} in its own user and mount namespace, see {@link #smallDisk()})
+   */
+  record Layout(
+      List<String> searcherDcs,
+      int indexerCount,
+      String linkedDc,
+      String smallDiskSearcher,
+      int smallDiskMiB) {}
+
+  /**
+   * One searcher: its process, its store as the searcher sees it, its HTTP address, and whether it
+   * runs in a mount namespace of its own (then its store is a file system only that namespace
+   * mounts, which the test reaches through {@code /proc/<pid>/root}).
+   */
+  record Searcher(
+      String nodeId, String dc, ChildProcess process, Path store, String http, boolean ownMounts) {
+    /** The store as the test sees it (through the process's root while it runs). */
+    Path storeSeen() {
+      return ownMounts ? seenFromOutside(store) : store;
+    }
+
+    /** The file system the store is on, as the test sees it (its parent directory). */
+    Path diskSeen() {
+      return storeSeen().getParent();
+    }
+
+    private Path seenFromOutside(Path p) {
+      return Path.of("/proc", String.valueOf(process.pid()), "root")
+          .resolve(p.toAbsolutePath().toString().substring(1));
+    }
+  }
 
   private final Path root;
   private final Path logs;
@@ -64,17 +107,16 @@ final class ProcessCluster implements AutoCloseable {
   private final Map<String, ChildProcess> indexers = new LinkedHashMap<>();
   private final ChildProcess feedLoader;
   private final List<ChildProcess> all = new ArrayList<>();
+  private final List<TcpProxy> link = new ArrayList<>();
+  private final List<InetSocketAddress[]> linkRoutes = new ArrayList<>();
+  private final boolean smallDisk;
   private CuratorFramework curator;
   private PartitionManifest manifest;
 
-  /**
-   * Prepares (does not start) a cluster under {@code root}.
-   *
-   * @param searcherDcs the datacenter of each searcher, in order; node ids are {@code <dc>-<n>}
-   * @param indexerCount indexers of the one group, all in the first datacenter
-   */
-  ProcessCluster(Path root, Path jar, List<String> searcherDcs, int indexerCount)
-      throws IOException {
+  /** Prepares (does not start) a cluster under {@code root}. */
+  ProcessCluster(Path root, Path jar, Layout layout) throws IOException {
+    List<String> searcherDcs = layout.searcherDcs();
+    int indexerCount = layout.indexerCount();
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "no deploy jar at " + jar.toAbsolutePath() + ": build the reactor (deploy) first");
@@ -112,26 +154,55 @@ final class ProcessCluster implements AutoCloseable {
                     KafkaServerMain.class.getName(),
                     String.valueOf(kafkaPort),
                     root.resolve("kafka").toString())));
+    this.smallDisk =
+        layout.smallDiskSearcher() != null && mountNamespacesWork(root.resolve("probe-mount"));
     Map<String, Integer> perDc = new LinkedHashMap<>();
     for (String dc : searcherDcs) {
       int n = perDc.merge(dc, 1, Integer::sum);
       String id = dc + "-" + n;
       cert("issue", "--dir", certs.toString(), "--node-id", id, "--dc", dc, "--role", "searcher");
       int http = freePort();
-      Path store = root.resolve(id).resolve("store");
-      ChildProcess p =
-          add(
-              role(
-                  id,
-                  conf,
-                  certs,
-                  "searcher",
+      int transport = freePort();
+      boolean ownDisk = smallDisk && id.equals(layout.smallDiskSearcher());
+      Path disk = root.resolve(id).resolve("disk");
+      Path store = ownDisk ? disk.resolve("store") : root.resolve(id).resolve("store");
+      List<String> sets =
+          new ArrayList<>(
+              List.of(
                   "mosaic.searcher.node-id=" + id,
                   "mosaic.searcher.dc=" + dc,
                   "mosaic.searcher.http-port=" + http,
-                  "mosaic.searcher.transport-port=" + freePort(),
+                  "mosaic.searcher.transport-port=" + transport,
                   "mosaic.searcher.store-dir=" + store));
-      searchers.put(id, new Searcher(id, dc, p, store, "http://127.0.0.1:" + http));
+      if (dc.equals(layout.linkedDc())) {
+        sets.add("mosaic.searcher.advertised-host=" + LINKED_HOST);
+        for (int port : List.of(transport, http)) {
+          linkRoutes.add(
+              new InetSocketAddress[] {
+                new InetSocketAddress(LINKED_HOST, port), new InetSocketAddress("127.0.0.1", port)
+              });
+        }
+      }
+      List<String> launcher = List.of();
+      if (ownDisk) {
+        Files.createDirectories(disk);
+        sets.add("mosaic.searcher.free-space-reserve=" + SMALL_DISK_RESERVE_MIB + "MiB");
+        launcher =
+            List.of(
+                "unshare",
+                "-Urm",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o size="
+                    + layout.smallDiskMiB()
+                    + "m tmpfs '"
+                    + disk
+                    + "' && mkdir -p '"
+                    + store
+                    + "' && exec \"$0\" \"$@\"");
+      }
+      ChildProcess p = add(role(id, conf, certs, "searcher", launcher, sets));
+      searchers.put(id, new Searcher(id, dc, p, store, "http://127.0.0.1:" + http, ownDisk));
     }
     String indexerDc = searcherDcs.get(0);
     for (int i = 1; i <= indexerCount; i++) {
@@ -154,9 +225,11 @@ final class ProcessCluster implements AutoCloseable {
                   conf,
                   certs,
                   "indexer",
-                  "mosaic.indexer.node-id=" + id,
-                  "mosaic.indexer.dc=" + indexerDc,
-                  "mosaic.indexer.output-dir=" + root.resolve(id).resolve("out"))));
+                  List.of(),
+                  List.of(
+                      "mosaic.indexer.node-id=" + id,
+                      "mosaic.indexer.dc=" + indexerDc,
+                      "mosaic.indexer.output-dir=" + root.resolve(id).resolve("out")))));
     }
     feedLoader =
         add(
@@ -170,6 +243,9 @@ final class ProcessCluster implements AutoCloseable {
 
   /** Starts ZooKeeper and Kafka, then every role, and waits until each says it is up. */
   ProcessCluster start() throws Exception {
+    for (InetSocketAddress[] route : linkRoutes) {
+      link.add(new TcpProxy(route[0], route[1]));
+    }
     zooKeeper.start();
     kafka.start();
     awaitZooKeeper();
@@ -245,6 +321,33 @@ final class ProcessCluster implements AutoCloseable {
     return feedLoader;
   }
 
+  /**
+   * Whether the {@linkplain Layout#smallDiskSearcher small-disk searcher} really runs on a small
+   * file system of its own: false when this machine cannot make user and mount namespaces ({@code
+   * unshare -Urm}), and then it runs on the shared disk like the others.
+   */
+  boolean smallDisk() {
+    return smallDisk;
+  }
+
+  /**
+   * Partitions the {@linkplain Layout#linkedDc linked datacenter} away: every connection to its
+   * searchers from outside it is closed and new ones are refused, until {@link #restoreLink()}.
+   */
+  void cutLink() {
+    link.forEach(TcpProxy::cut);
+  }
+
+  /** Ends the partition of {@link #cutLink()}. */
+  void restoreLink() {
+    link.forEach(TcpProxy::restore);
+  }
+
+  /** Connections made so far through the link to the linked datacenter. */
+  long linkConnections() {
+    return link.stream().mapToLong(TcpProxy::connections).sum();
+  }
+
   /** Restarts a searcher killed before, over the same store and ports, and waits until it is up. */
   void restartSearcher(String id) {
     Searcher s = searcher(id);
@@ -285,9 +388,11 @@ final class ProcessCluster implements AutoCloseable {
     for (ChildProcess p : reversed) {
       p.terminate();
     }
+    link.forEach(TcpProxy::close);
   }
 
-  private ChildProcess role(String id, Path conf, Path certs, String command, String... sets) {
+  private ChildProcess role(
+      String id, Path conf, Path certs, String command, List<String> launcher, List<String> sets) {
     List<String> args = new ArrayList<>();
     args.add(MosaicMain.class.getName());
     args.add(command);
@@ -299,7 +404,7 @@ final class ProcessCluster implements AutoCloseable {
       args.add("--set");
       args.add(s);
     }
-    return new ChildProcess(id, logs, jvm("256m"), jar.toAbsolutePath().toString(), args);
+    return new ChildProcess(id, logs, launcher, jvm("256m"), jar.toAbsolutePath().toString(), args);
   }
 
   private static List<String> jvm(String heap) {
@@ -352,6 +457,28 @@ final class ProcessCluster implements AutoCloseable {
     int exit = MosaicMain.commandLine().execute(full);
     if (exit != 0) {
       throw new IllegalStateException("mosaic " + String.join(" ", full) + " exited with " + exit);
+    }
+  }
+
+  /**
+   * Whether {@code unshare -Urm} can mount a tmpfs here (a user namespace gives the mount
+   * namespace's root the right to mount, no privilege needed outside).
+   */
+  private static boolean mountNamespacesWork(Path probe) {
+    try {
+      Files.createDirectories(probe);
+      Process p =
+          new ProcessBuilder(
+                  "unshare", "-Urm", "sh", "-c", "mount -t tmpfs -o size=1m tmpfs '" + probe + "'")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      return p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException e) {
+      return false; // no unshare
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

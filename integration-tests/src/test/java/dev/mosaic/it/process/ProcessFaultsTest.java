@@ -36,6 +36,11 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * and each searcher's count of everything equals the documents the manifest records. A witness
  * thread watches the whole run for a version served or recorded twice with different content.
  *
+ * <p>Two searchers are placed for faults: {@code dc-b-1} registers the address of a {@link
+ * TcpProxy} standing for the link between the datacenters (so the test can partition dc-b away),
+ * and, where user and mount namespaces work, runs on a small tmpfs of its own (so the test can fill
+ * its disk for real).
+ *
  * <p>On failure every process's console tail is printed; full consoles and logs are under {@code
  * target/process-faults/logs}.
  */
@@ -44,6 +49,9 @@ import org.junit.jupiter.api.extension.TestWatcher;
 class ProcessFaultsTest {
   private static final Path JAR = Path.of("..", "deploy", "target", "mosaic.jar");
   private static final Duration CONVERGE = Duration.ofSeconds(90);
+
+  /** The size of dc-b-1's own file system when it has one (a few times its store's needs). */
+  private static final int SMALL_DISK_MIB = 24;
 
   private ProcessCluster cluster;
   private ContentWitness witness;
@@ -67,7 +75,12 @@ class ProcessFaultsTest {
   void startCluster() throws Exception {
     Path root = Path.of("target", "process-faults").toAbsolutePath();
     deleteTree(root);
-    cluster = new ProcessCluster(root, JAR, List.of("dc-a", "dc-a", "dc-b"), 2);
+    cluster =
+        new ProcessCluster(
+            root,
+            JAR,
+            new ProcessCluster.Layout(
+                List.of("dc-a", "dc-a", "dc-b"), 2, "dc-b", "dc-b-1", SMALL_DISK_MIB));
     try {
       cluster.start();
       Awaitility.await("the manifest holds every partition")
@@ -106,7 +119,7 @@ class ProcessFaultsTest {
         .pollInterval(Duration.ofMillis(5))
         .until(
             () -> {
-              receiving.set(ManifestAudit.temporaryFiles(victim.store()));
+              receiving.set(ManifestAudit.temporaryFiles(victim.storeSeen()));
               return !receiving.get().isEmpty();
             });
     victim.process().kill9();
@@ -213,53 +226,112 @@ class ProcessFaultsTest {
 
   @Test
   @Order(4)
-  void queriesUnderContinuousReopenAnswerTheCountOfTheGenerationTheyRanOn() {
+  void queriesUnderContinuousReopenAnswerTheCountsAndOffersOfTheGenerationTheyRanOn() {
     Map<String, Map<Long, SearcherView.Serving>> generations = new LinkedHashMap<>();
     java.util.Set<String> distinct = new java.util.HashSet<>();
     List<String> wrong = new ArrayList<>();
-    int[] checked = {0};
-    Awaitility.await("counts checked against the published documents across many reopens")
-        .atMost(CONVERGE)
-        .pollInterval(Duration.ofMillis(50))
-        .until(
-            () -> {
-              for (ProcessCluster.Searcher s : cluster.searchers().values()) {
-                Map<Long, SearcherView.Serving> mine =
-                    generations.computeIfAbsent(s.nodeId(), k -> new LinkedHashMap<>());
-                SearcherView.Serving serving = SearcherView.serving(s.http());
-                mine.put(serving.generation(), serving);
-                SearcherView.Count count = SearcherView.countOn(s.http(), "{}");
-                SearcherView.Serving ranOn = mine.get(count.generation());
-                if (ranOn == null || ranOn.partitions().size() != ProcessCluster.PARTITIONS) {
-                  continue; // a generation opened between the two requests: nothing to compare with
+    java.util.Random random = new java.util.Random(19);
+    int[] checked = {0, 0};
+    try {
+      Awaitility.await("counts and offers checked against the published files across many reopens")
+          .atMost(CONVERGE)
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () -> {
+                for (ProcessCluster.Searcher s : cluster.searchers().values()) {
+                  Map<Long, SearcherView.Serving> mine =
+                      generations.computeIfAbsent(s.nodeId(), k -> new LinkedHashMap<>());
+                  SearcherView.Serving before = SearcherView.serving(s.http());
+                  mine.put(before.generation(), before);
+                  SearcherView.Count count = SearcherView.countOn(s.http(), "{}");
+                  SearcherView.Serving between = SearcherView.serving(s.http());
+                  mine.put(between.generation(), between);
+                  List<String> partners = witness.partners();
+                  String partner =
+                      partners.isEmpty() ? "" : partners.get(random.nextInt(partners.size()));
+                  SearcherView.Hits hits =
+                      SearcherView.search(
+                          s.http(),
+                          "{\"filter\": {\"eq\": {\"partner\": \""
+                              + partner
+                              + "\"}}, \"limit\": 1000}");
+                  // what each generation served, seen right before and after each query ran
+                  // (reopens are frequent: a generation not seen either time is skipped)
+                  SearcherView.Serving serving = SearcherView.serving(s.http());
+                  mine.put(serving.generation(), serving);
+                  SearcherView.Serving ranOn = mine.get(count.generation());
+                  java.util.OptionalLong expected = expectedCount(ranOn);
+                  if (expected.isPresent()) {
+                    checked[0]++;
+                    distinct.add(s.nodeId() + "@" + count.generation());
+                    if (count.total() != expected.getAsLong()) {
+                      wrong.add(
+                          s.nodeId()
+                              + " generation "
+                              + count.generation()
+                              + " counts "
+                              + count.total()
+                              + ", its partitions' documents "
+                              + expected.getAsLong());
+                    }
+                  }
+                  var offers =
+                      partner.isEmpty()
+                          ? java.util.Optional.<java.util.Set<SearcherView.Hit>>empty()
+                          : expectedOffers(s, mine.get(hits.generation()), partner);
+                  if (offers.isPresent()) {
+                    checked[1]++;
+                    distinct.add(s.nodeId() + "@" + hits.generation());
+                    var answered = new java.util.HashSet<>(hits.hits());
+                    if (hits.total() != offers.get().size()
+                        || hits.hits().size() != answered.size()
+                        || !answered.equals(offers.get())) {
+                      var missing = new java.util.HashSet<>(offers.get());
+                      missing.removeAll(answered);
+                      answered.removeAll(offers.get());
+                      wrong.add(
+                          s.nodeId()
+                              + " generation "
+                              + hits.generation()
+                              + " "
+                              + partner
+                              + ": total "
+                              + hits.total()
+                              + ", "
+                              + hits.hits().size()
+                              + " hits, published "
+                              + offers.get().size()
+                              + "; missing "
+                              + missing
+                              + ", unexpected "
+                              + answered);
+                    }
+                  }
                 }
-                long expected = 0;
-                boolean known = true;
-                for (SearcherView.Served p : ranOn.partitions().values()) {
-                  var d = witness.documents(p.partition(), p.version());
-                  known &= d.isPresent();
-                  expected += d.orElse(0);
-                }
-                if (!known) {
-                  continue;
-                }
-                checked[0]++;
-                distinct.add(s.nodeId() + "@" + count.generation());
-                if (count.total() != expected) {
-                  wrong.add(
-                      s.nodeId()
-                          + " generation "
-                          + count.generation()
-                          + " counts "
-                          + count.total()
-                          + ", its partitions' documents "
-                          + expected);
-                }
-              }
-              return checked[0] >= 60 && distinct.size() >= 15;
-            });
+                return checked[0] >= 30 && checked[1] >= 20 && distinct.size() >= 10;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          "checked only "
+              + checked[0]
+              + " counts and "
+              + checked[1]
+              + " searches over "
+              + distinct.size()
+              + " generations (partners known: "
+              + witness.partners()
+              + "); wrong: "
+              + wrong,
+          e);
+    }
     System.out.println(
-        "counts checked: " + checked[0] + " answers over " + distinct.size() + " generations");
+        "checked "
+            + checked[0]
+            + " counts and "
+            + checked[1]
+            + " searches over "
+            + distinct.size()
+            + " generations");
     assertThat(wrong).isEmpty();
   }
 
@@ -273,6 +345,163 @@ class ProcessFaultsTest {
         .atMost(CONVERGE)
         .until(() -> risenPartitions(atReturn) == ProcessCluster.PARTITIONS);
     awaitNotBehind(cluster.searchers().values(), "the searchers receive them");
+
+    assertNothingLost();
+  }
+
+  /**
+   * The entry searcher of dc-a is killed while it sends a file it just accepted to its DC peer: the
+   * kill lands while the peer holds that file half-received (a temporary file whose published
+   * version the entry already holds). The files here are partition files of this small cluster
+   * (tens of KiB), so the window is milliseconds; it is found by watching both stores every 5 ms.
+   */
+  @Test
+  @Order(6)
+  void entrySearcherKilledWhileRelayingServesNoPartialFileItsPeerConvergesAndItCatchesUp()
+      throws Exception {
+    ProcessCluster.Searcher entry = cluster.searcher("dc-a-1");
+    ProcessCluster.Searcher peer = cluster.searcher("dc-a-2");
+    AtomicReference<List<Path>> relayed = new AtomicReference<>(List.of());
+    Awaitility.await(entry.nodeId() + " sends " + peer.nodeId() + " a file it holds")
+        .atMost(CONVERGE)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(5))
+        .until(
+            () -> {
+              relayed.set(filesSentUnderWay(entry, peer));
+              return !relayed.get().isEmpty();
+            });
+    entry.process().kill9();
+    System.out.println(
+        "killed " + entry.nodeId() + " with -9 while " + peer.nodeId() + " received " + relayed);
+
+    Awaitility.await("the peer drops the half-relayed file")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> relayed.get().stream().noneMatch(java.nio.file.Files::exists));
+    awaitNotBehind(others(entry), "the peer and the other DC converge without the entry");
+
+    cluster.restartSearcher(entry.nodeId());
+    awaitNotBehind(List.of(entry), entry.nodeId() + " catches up while feeds flow");
+
+    assertNothingLost();
+  }
+
+  /**
+   * dc-b is partitioned away: its searcher is reached from outside dc-b only through a TCP proxy
+   * standing for the link between the DCs (it registers the proxy's address), and the proxy closes
+   * every connection and refuses new ones. ZooKeeper stays reachable from both sides (so dc-b sees
+   * the manifest move on and knows it is behind). The one path the proxy does not carry, dc-b
+   * fetching from dc-a, is not taken by design during the cut (cross-DC catch-up waits for {@code
+   * catch-up-cross-dc-after}, 2 minutes, for versions this young); the test proves it with dc-b-1's
+   * own byte counters: nothing received from another DC while cut off.
+   */
+  @Test
+  @Order(7)
+  void datacenterCutOffKeepsServingIsReportedStaleAndBothSidesConvergeAfter() throws Exception {
+    ProcessCluster.Searcher cut = cluster.searcher("dc-b-1");
+    List<ProcessCluster.Searcher> rest = others(cut);
+    assertThat(cluster.linkConnections()).as("dc-b is reached through the link").isPositive();
+    cluster.cutLink();
+    try {
+      Awaitility.await(cut.nodeId() + " reports itself stale (/health DOWN)")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                SearcherView.Health h = SearcherView.health(cut.http());
+                return h.status() == 503 && h.body().contains("stale");
+              });
+      SearcherView.Serving atStale = SearcherView.serving(cut.http());
+      double receivedAtStale = receivedFromOtherDcs(cut);
+      assertThat(receivedAtStale)
+          .as("bytes %s received from dc-a before", cut.nodeId())
+          .isPositive();
+
+      Map<Integer, Long> manifestAtStale = ManifestAudit.versions(cluster.manifest().all());
+      Awaitility.await("the manifest moves on while dc-b is cut off")
+          .atMost(CONVERGE)
+          .until(() -> risenPartitions(manifestAtStale) >= ProcessCluster.PARTITIONS / 2);
+      awaitNotBehind(rest, "dc-a keeps converging while dc-b is cut off");
+      assertThat(SearcherView.count(cut.http(), "{}"))
+          .as("%s answers while cut off", cut.nodeId())
+          .isPositive();
+      assertThat(servedVersions(SearcherView.serving(cut.http())))
+          .as("%s keeps serving what it had", cut.nodeId())
+          .isEqualTo(servedVersions(atStale));
+      assertThat(receivedFromOtherDcs(cut))
+          .as("%s received nothing from another DC while cut off", cut.nodeId())
+          .isEqualTo(receivedAtStale);
+      assertThat(SearcherView.health(cut.http()).status()).isEqualTo(503);
+    } finally {
+      cluster.restoreLink();
+    }
+    Map<Integer, Long> atRestore = ManifestAudit.versions(cluster.manifest().all());
+    Awaitility.await("the indexers record new versions of every partition after the cut")
+        .atMost(CONVERGE)
+        .until(() -> risenPartitions(atRestore) == ProcessCluster.PARTITIONS);
+    awaitNotBehind(cluster.searchers().values(), "both sides converge after the cut");
+    Awaitility.await(cut.nodeId() + " is healthy again")
+        .atMost(CONVERGE)
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> SearcherView.health(cut.http()).status() == 200);
+
+    assertNothingLost();
+  }
+
+  /**
+   * dc-b-1's store is on a tmpfs of {@value #SMALL_DISK_MIB} MiB mounted in its own user and mount
+   * namespace ({@code unshare -Urm}), with a free-space reserve of {@value
+   * ProcessCluster#SMALL_DISK_RESERVE_MIB} MiB. The test fills that file system for real: a ballast
+   * file beside the store, written through {@code /proc/<pid>/root} until the file system answers
+   * "no space left" (what another writer on a shared disk does). Deliveries must then be refused
+   * before a byte is staged, with the reason in the searcher's log, while the old versions keep
+   * serving; deleting the ballast gives the space back, and deliveries resume. Skipped where user
+   * and mount namespaces are not available.
+   */
+  @Test
+  @Order(8)
+  void searcherWhoseDiskFillsRefusesDeliveriesKeepsServingAndResumesWhenSpaceReturns()
+      throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        cluster.smallDisk(),
+        "needs user and mount namespaces (unshare -Urm) to give a searcher a small disk");
+    ProcessCluster.Searcher full = cluster.searcher("dc-b-1");
+    java.util.regex.Pattern refusal =
+        java.util.regex.Pattern.compile("(refused|rejected) .*not enough disk space");
+    int refusalsBefore = full.process().logLinesMatching(refusal).size();
+    Path ballast = full.diskSeen().resolve("ballast");
+    try {
+      long filled = fill(ballast);
+      System.out.println(
+          "filled " + full.nodeId() + "'s disk with " + filled + " bytes of ballast");
+
+      Awaitility.await("a delivery to " + full.nodeId() + " is refused for lack of disk space")
+          .atMost(CONVERGE)
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> full.process().logLinesMatching(refusal).size() > refusalsBefore);
+      System.out.println(
+          "refusal: " + full.process().logLinesMatching(refusal).get(refusalsBefore));
+      SearcherView.Serving atRefusal = SearcherView.serving(full.http());
+      Map<Integer, Long> manifestAtRefusal = ManifestAudit.versions(cluster.manifest().all());
+      Awaitility.await("the manifest moves on while the disk is full")
+          .atMost(CONVERGE)
+          .until(() -> risenPartitions(manifestAtRefusal) >= ProcessCluster.PARTITIONS / 2);
+      assertThat(servedVersions(SearcherView.serving(full.http())))
+          .as("%s keeps serving the versions it had", full.nodeId())
+          .isEqualTo(servedVersions(atRefusal));
+      assertThat(SearcherView.count(full.http(), "{}")).isPositive();
+      assertThat(ManifestAudit.temporaryFiles(full.storeSeen()))
+          .as("nothing half-written is left in the full store")
+          .isEmpty();
+
+    } finally {
+      java.nio.file.Files.deleteIfExists(ballast);
+    }
+    Map<Integer, Long> atSpace = ManifestAudit.versions(cluster.manifest().all());
+    Awaitility.await("the indexers record new versions of every partition after space returns")
+        .atMost(CONVERGE)
+        .until(() -> risenPartitions(atSpace) == ProcessCluster.PARTITIONS);
+    awaitNotBehind(List.of(full), full.nodeId() + " receives deliveries again");
 
     assertNothingLost();
   }
@@ -309,10 +538,17 @@ class ProcessFaultsTest {
       // a snapshot went out between the loader's last status line and the pause (or was cut by
       // it): pause again. A lost offer stays lost, so it fails every attempt.
       mismatches.add("served " + documents + " documents, partners held " + paused);
-      if (attempt == 5) {
+      if (attempt == 10) {
         throw new AssertionError(
             "documents served everywhere never equalled the partners' offers: " + mismatches);
       }
+      FeedStatus seen = paused;
+      // let the loader run until it prints a newer status line: pausing again at once would read
+      // the same stale line and judge the same half-published snapshot again
+      Awaitility.await("the feed loader prints a newer status line")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> FeedStatus.last(cluster.feedLoader()).index() > seen.index());
     }
     assertThat(witness.violations()).isEmpty();
     assertThat(witness.servedObservations()).isPositive();
@@ -384,6 +620,107 @@ class ProcessFaultsTest {
     } catch (ConditionTimeoutException e) {
       throw new AssertionError(what + ": " + last.get(), e);
     }
+  }
+
+  /**
+   * Files {@code from} is sending {@code to} right now: {@code to}'s temporary files whose
+   * published version {@code from} already holds (an entry relaying to its peer, or serving it
+   * catch-up).
+   */
+  private static List<Path> filesSentUnderWay(
+      ProcessCluster.Searcher from, ProcessCluster.Searcher to) throws java.io.IOException {
+    List<Path> out = new ArrayList<>();
+    Path toStore = to.storeSeen();
+    for (Path temp : ManifestAudit.temporaryFiles(toStore)) {
+      String name = temp.getFileName().toString();
+      int end = name.indexOf(dev.mosaic.partition.PartitionLayout.EXTENSION);
+      if (end < 0) {
+        continue;
+      }
+      Path published =
+          toStore
+              .relativize(temp.getParent())
+              .resolve(
+                  name.substring(0, end + dev.mosaic.partition.PartitionLayout.EXTENSION.length()));
+      if (java.nio.file.Files.exists(from.storeSeen().resolve(published))) {
+        out.add(temp);
+      }
+    }
+    return out;
+  }
+
+  /** Bytes a searcher received from searchers or indexers of other DCs ({@code /metrics}). */
+  private static double receivedFromOtherDcs(ProcessCluster.Searcher s) throws Exception {
+    return SearcherView.metric(
+        s.http(),
+        "mosaic_transport_bytes_total",
+        labels ->
+            labels.contains("direction=\"received\"")
+                && !labels.contains("from_dc=\"" + s.dc() + "\""));
+  }
+
+  private static Map<Integer, Long> servedVersions(SearcherView.Serving serving) {
+    Map<Integer, Long> out = new java.util.TreeMap<>();
+    serving.partitions().forEach((p, served) -> out.put(p, served.version()));
+    return out;
+  }
+
+  /** Writes {@code ballast} until its file system has no space left; returns the bytes written. */
+  private static long fill(Path ballast) throws java.io.IOException {
+    byte[] block = new byte[1 << 20];
+    long written = 0;
+    try (var out = java.nio.file.Files.newOutputStream(ballast)) {
+      while (true) {
+        out.write(block);
+        written += block.length;
+      }
+    } catch (java.io.IOException e) {
+      if (!String.valueOf(e.getMessage()).contains("No space left")) {
+        throw e;
+      }
+    }
+    return written;
+  }
+
+  /** The documents of a generation's partitions, when the witness saw every version of it. */
+  private java.util.OptionalLong expectedCount(SearcherView.Serving ranOn) {
+    if (ranOn == null || ranOn.partitions().size() != ProcessCluster.PARTITIONS) {
+      return java.util.OptionalLong.empty(); // a generation opened between the two requests
+    }
+    long expected = 0;
+    for (SearcherView.Served p : ranOn.partitions().values()) {
+      var d = witness.documents(p.partition(), p.version());
+      if (d.isEmpty()) {
+        return java.util.OptionalLong.empty();
+      }
+      expected += d.getAsInt();
+    }
+    return java.util.OptionalLong.of(expected);
+  }
+
+  /**
+   * The hits a search for one partner's offers must answer on a generation: (partition, offer) of
+   * every offer of that partner in the files of the generation's versions, when the witness read
+   * every one of them.
+   */
+  private java.util.Optional<java.util.Set<SearcherView.Hit>> expectedOffers(
+      ProcessCluster.Searcher s, SearcherView.Serving ranOn, String partner) {
+    if (ranOn == null || ranOn.partitions().size() != ProcessCluster.PARTITIONS) {
+      return java.util.Optional.empty();
+    }
+    java.util.Set<SearcherView.Hit> out = new java.util.HashSet<>();
+    for (SearcherView.Served p : ranOn.partitions().values()) {
+      var offers = witness.offers(s, ranOn.schemaVersion(), p.partition(), p.version());
+      if (offers.isEmpty()) {
+        return java.util.Optional.empty();
+      }
+      for (PartitionOffers.Offer o : offers.get()) {
+        if (o.partner().equals(partner)) {
+          out.add(new SearcherView.Hit(p.partition(), o));
+        }
+      }
+    }
+    return java.util.Optional.of(out);
   }
 
   private int risenPartitions(Map<Integer, Long> floor) {

@@ -69,6 +69,7 @@ final class CatchUpActor {
                       "periodic", new Check(), c.settings().catchUpInterval());
                   ctx.getSelf().tell(new Check());
                   Set<PartitionFileId> inFlight = new HashSet<>();
+                  Map<Long, Long> acceptedSeen = new HashMap<>();
                   return Behaviors.receive(Command.class)
                       .onMessage(
                           Tick.class,
@@ -81,7 +82,7 @@ final class CatchUpActor {
                       .onMessage(
                           Check.class,
                           t -> {
-                            tick(c, inFlight, ctx.getSelf());
+                            tick(c, inFlight, acceptedSeen, ctx.getSelf());
                             return Behaviors.same();
                           })
                       .onMessage(
@@ -111,9 +112,16 @@ final class CatchUpActor {
                 }));
   }
 
+  /**
+   * One catch-up round. {@code acceptedSeen} holds, by (schema, partition), the newest version this
+   * node saw accepted: the manifest keeps only a partition's latest record, and under churn that is
+   * often a newer version not yet accepted, so a node lacking the accepted one (a datacenter cut
+   * off) would otherwise look up to date whenever it looks, and never become stale.
+   */
   private static void tick(
       Context c,
       Set<PartitionFileId> inFlight,
+      Map<Long, Long> acceptedSeen,
       org.apache.pekko.actor.typed.ActorRef<Command> self) {
     long now = System.currentTimeMillis();
     long grace = c.settings().catchUpGrace().toMillis();
@@ -121,10 +129,12 @@ final class CatchUpActor {
     int behind = 0;
     List<ManifestRecord> missing = new ArrayList<>();
     for (ManifestRecord rec : c.manifest().all()) {
-      if (!rec.accepted()) {
-        continue; // recorded by an indexer, not yet held by any datacenter: nothing to fetch
-      }
       PartitionFileId id = rec.id();
+      long key = ((long) id.schemaVersion() << 32) | (id.partition() & 0xffffffffL);
+      long acceptedVersion =
+          rec.accepted()
+              ? acceptedSeen.merge(key, id.version(), Math::max)
+              : acceptedSeen.getOrDefault(key, -1L);
       Long h;
       try {
         h = held.computeIfAbsent(id.schemaVersion(), c.store()::latestVersions).get(id.partition());
@@ -132,10 +142,13 @@ final class CatchUpActor {
         LOG.warn("{}: cannot list the store for {}: {}", c.nodeId(), id, e.toString());
         continue;
       }
-      if (h != null && h >= id.version()) {
-        continue;
+      if (acceptedVersion < 0 || (h != null && h >= acceptedVersion)) {
+        continue; // holds every version some datacenter accepted
       }
       behind++;
+      if (!rec.accepted()) {
+        continue; // the latest record is not yet held by any datacenter: nothing to fetch
+      }
       if (now - rec.acceptedAtMillis() >= grace && !inFlight.contains(id)) {
         missing.add(rec);
       }

@@ -228,7 +228,14 @@ public final class DefaultTransportSender implements TransportSender {
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),
-            (group, target) -> {},
+            (group, target) -> {
+              // at once, not when every DC is done: a DC cut off keeps the delivery going until the
+              // version is superseded, and a version never marked could not be caught up, nor
+              // make the cut-off DC's searchers stale
+              if (settings.writeManifest()) {
+                markAccepted(id, size, crc);
+              }
+            },
             () ->
                 manifest
                     .latest(id.schemaVersion(), id.partition())
@@ -236,13 +243,7 @@ public final class DefaultTransportSender implements TransportSender {
                     .orElse(false));
     CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
-    return outcome.thenApply(
-        o -> {
-          if (settings.writeManifest() && !o.acceptedBy().isEmpty()) {
-            markAccepted(id, size, crc);
-          }
-          return new DeliveryReport(id, o.acceptedBy(), o.failed());
-        });
+    return outcome.thenApply(o -> new DeliveryReport(id, o.acceptedBy(), o.failed()));
   }
 
   /** Marks a recorded version accepted once a first datacenter holds it (catch-up looks for it). */
