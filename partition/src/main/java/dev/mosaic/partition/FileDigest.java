@@ -5,28 +5,53 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.zip.CRC32C;
 
 /**
- * Size and CRC32C of a whole file, as the manifest records and the transport announces them.
- * Immutable.
+ * Size and content checksum of a partition file, as the manifest records and the transport
+ * announces them: {@code crc32c} is the CRC32C of every byte before the file's 8-byte trailer, the
+ * value the trailer itself holds (format/FORMAT.md). Immutable.
+ *
+ * <p>NOTE: not the CRC32C of the whole file. The trailer ends with the CRC32C of the bytes before
+ * it, and a CRC over data followed by its own CRC is the same constant for every input, so a
+ * whole-file CRC32C of an intact partition file tells nothing but its size.
  */
 public record FileDigest(long size, long crc32c) {
 
-  /** Reads the file once. */
+  /**
+   * Reads the file once and checks it: the CRC32C of its content must equal its trailer's.
+   *
+   * @throws IOException when the file cannot be read, is shorter than a trailer, or its content
+   *     does not match its trailer (the message names the file and both checksums)
+   */
   public static FileDigest of(Path file) throws IOException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      CRC32C crc = new CRC32C();
+      StreamingDigest digest = new StreamingDigest();
       ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
-      long size = 0;
-      int n;
-      while ((n = ch.read(buf)) >= 0) {
+      while (ch.read(buf) >= 0) {
         buf.flip();
-        crc.update(buf);
+        digest.update(buf);
         buf.clear();
-        size += n;
       }
-      return new FileDigest(size, crc.getValue());
+      try {
+        return digest.finish();
+      } catch (StreamingDigest.MismatchException e) {
+        throw new IOException(file + ": " + e.getMessage(), e);
+      }
     }
+  }
+
+  /** The record's digest. */
+  public static FileDigest of(ManifestRecord record) {
+    return new FileDigest(record.size(), record.crc32c());
+  }
+
+  /** Whether this digest and the record name the same content. */
+  public boolean matches(ManifestRecord record) {
+    return size == record.size() && crc32c == record.crc32c();
+  }
+
+  @Override
+  public String toString() {
+    return "size=" + size + " crc32c=" + String.format("%08x", crc32c);
   }
 }

@@ -420,14 +420,12 @@ class DatacenterDeliveryTest {
       // a version nobody can provide (yet): the node stays behind
       PartitionFileId id = new PartitionFileId(1, 5, 9);
       Path file = source(tmp, id, 10_000);
-      byte[] bytes = Files.readAllBytes(file);
-      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-      crc.update(bytes);
+      dev.mosaic.partition.FileDigest digest = dev.mosaic.partition.FileDigest.of(file);
       a1.node
           .manifest()
           .advance(
               new ManifestRecord(
-                  id, bytes.length, crc.getValue(), System.currentTimeMillis(), "x@y"));
+                  id, digest.size(), digest.crc32c(), System.currentTimeMillis(), "x@y"));
       await().atMost(DEADLINE).until(() -> a1.node.health().partitionsBehind() == 1);
       await().atMost(DEADLINE).until(() -> !a1.node.health().getAsBoolean());
       assertThat(a1.node.health().describe()).startsWith("stale: 1 partitions behind");

@@ -309,7 +309,7 @@ class DeltaDeliveryTest {
       Built base = base(out, 0, 50, random);
       send(sender, base, "a");
       // two change sets replacing document 7 by documents differing only in their price: files
-      // of one size, whose whole-file CRC32C is the same too (the trailer's CRC32C differs)
+      // of one size and other content CRC32C
       Document shown = randomDocument(random);
       Document other =
           Document.builder(TestFiles.SCHEMA)

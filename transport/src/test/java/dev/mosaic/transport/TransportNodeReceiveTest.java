@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
+import dev.mosaic.partition.StreamingDigest;
 import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
 import dev.mosaic.transport.wire.TransportRequest;
@@ -22,7 +23,6 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -142,10 +142,11 @@ class TransportNodeReceiveTest {
     return Files.readAllBytes(f);
   }
 
-  private static long crc(byte[] b) {
-    CRC32C c = new CRC32C();
-    c.update(b);
-    return c.getValue();
+  /** The content CRC32C the manifest records for a partition file (its trailer's). */
+  private static long crc(byte[] b) throws Exception {
+    StreamingDigest d = new StreamingDigest();
+    d.update(b, 0, b.length);
+    return d.finish().crc32c();
   }
 
   @Test

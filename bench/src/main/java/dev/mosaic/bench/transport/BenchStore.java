@@ -5,6 +5,7 @@ import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.RejectedFileException;
+import dev.mosaic.partition.StreamingDigest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -103,25 +104,27 @@ final class BenchStore implements ReceivingStore {
   }
 
   static void verifyTrailer(FileChannel ch, Path file) throws IOException {
-    long size = ch.size();
-    CRC32C crc = new CRC32C();
+    StreamingDigest digest = new StreamingDigest();
     ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
     long pos = 0;
-    while (pos < size - 8) {
-      buf.clear().limit((int) Math.min(buf.capacity(), size - 8 - pos));
-      int n = ch.read(buf, pos);
-      buf.flip();
-      crc.update(buf);
+    int n;
+    while ((n = ch.read(buf, pos)) > 0) {
       pos += n;
+      buf.flip();
+      digest.update(buf);
+      buf.clear();
     }
-    ByteBuffer trailer = ByteBuffer.allocate(8);
-    ch.read(trailer, size - 8);
-    if (size < 8 || trailer.getLong(0) != crc.getValue()) {
-      throw new RejectedFileException("corrupt file " + file + ": trailer checksum mismatch");
+    try {
+      digest.finish();
+    } catch (StreamingDigest.MismatchException e) {
+      throw new RejectedFileException("corrupt file " + file + ": " + e.getMessage(), e);
     }
   }
 
-  /** Writes {@code size} pseudo-random bytes ending in the CRC32C trailer. */
+  /**
+   * Writes {@code size} pseudo-random bytes ending as a partition file does: the CRC32C of the
+   * bytes before it (little-endian u32) and the marker {@code MEND}.
+   */
   static Path writeSource(Path file, long size, long seed) throws IOException {
     Files.createDirectories(file.getParent());
     CRC32C crc = new CRC32C();
@@ -150,7 +153,11 @@ final class BenchStore implements ReceivingStore {
         }
         remaining -= n;
       }
-      ch.write(ByteBuffer.allocate(8).putLong(0, crc.getValue()));
+      ch.write(
+          ByteBuffer.allocate(8)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .putInt(0, (int) crc.getValue())
+              .put(4, new byte[] {'M', 'E', 'N', 'D'}));
     }
     return file;
   }

@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import dev.mosaic.partition.StreamingDigest;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.function.ToLongFunction;
@@ -28,6 +29,12 @@ final class Frames {
   static void update(CRC32C crc, ByteString bytes) {
     for (ByteBuffer b : bytes.getByteBuffers()) {
       crc.update(b);
+    }
+  }
+
+  static void update(StreamingDigest digest, ByteString bytes) {
+    for (ByteBuffer b : bytes.getByteBuffers()) {
+      digest.update(b);
     }
   }
 

@@ -4,13 +4,13 @@ import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.ReceivingStore.StagedFile;
 import dev.mosaic.partition.RejectedFileException;
+import dev.mosaic.partition.StreamingDigest;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.LongConsumer;
-import java.util.zip.CRC32C;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.FileIO;
@@ -41,8 +41,8 @@ final class StoreWriter {
 
   /**
    * Writes {@code body} (the {@link ByteString} chunks after the header) into {@code staged},
-   * verifies the length and CRC32C, then publishes (fsync, format verification, atomic rename) on
-   * the blocking executor. Always closes {@code staged}.
+   * verifies the length and the content CRC32C ({@link StreamingDigest}), then publishes (fsync,
+   * format verification, atomic rename) on the blocking executor. Always closes {@code staged}.
    *
    * @return completes when published; fails with {@link RejectedFileException} carrying the reason
    */
@@ -55,7 +55,7 @@ final class StoreWriter {
       Materializer mat,
       Executor blocking,
       LongConsumer onBytes) {
-    CRC32C crc = new CRC32C();
+    StreamingDigest digest = new StreamingDigest();
     long[] count = {0};
     CompletionStage<?> written;
     try {
@@ -63,7 +63,7 @@ final class StoreWriter {
           body.map(
                   o -> {
                     ByteString b = (ByteString) o;
-                    Frames.update(crc, b);
+                    Frames.update(digest, b);
                     count[0] += b.size();
                     onBytes.accept(b.size());
                     return b;
@@ -92,12 +92,18 @@ final class StoreWriter {
               throw new RejectedFileException(
                   "could not write " + id + " to " + staged.path() + ": " + rootMessage(err), err);
             }
-            long got = crc.getValue();
+            long got;
+            try {
+              got = digest.finish().crc32c();
+            } catch (StreamingDigest.MismatchException e) {
+              throw new RejectedFileException(
+                  "checksum mismatch for " + id + ": " + e.getMessage(), e);
+            }
             if (got != crc32c) {
               throw new RejectedFileException(
                   String.format(
                       "checksum mismatch for %s: header says crc32c=%08x, the %d received bytes"
-                          + " have crc32c=%08x",
+                          + " have content crc32c=%08x",
                       id, crc32c, size, got));
             }
             staged.publish();
