@@ -216,10 +216,39 @@ class TransportNodeReceiveTest {
   }
 
   @Test
+  void refusesAFileOfTheRecordedSizeWithOtherContentEvenWithAMatchingTrailer() throws Exception {
+    byte[] recordedBody = file(29, 1);
+    long recordedCrc = crc(recordedBody);
+    // same size, one byte of other content, a trailer that matches it: an intact partition file
+    // whose whole-file CRC32C equals the recorded file's (a constant), but not its content's
+    byte[] other = recordedBody.clone();
+    other[other.length / 2] ^= 0x20;
+    java.util.zip.CRC32C content = new java.util.zip.CRC32C();
+    content.update(other, 0, other.length - 8);
+    java.nio.ByteBuffer.wrap(other)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        .putInt(other.length - 8, (int) content.getValue());
+    FileAck ack =
+        push(
+            recorded(header(1, 29, 1, recordedBody, recordedCrc), recordedBody),
+            other,
+            other.length);
+    assertThat(ack.getAccepted()).isFalse();
+    assertThat(ack.getReason()).contains("checksum mismatch").contains("v1/29/1");
+    assertThat(node.store.file(new PartitionFileId(1, 29, 1))).isEmpty();
+  }
+
+  @Test
   void rejectsAFileThatFailsTheStoresVerification() throws Exception {
     byte[] body = file(6, 1);
-    body[10] ^=
-        1; // corrupt before the checksum is taken: the transport CRC matches, the trailer not
+    // a damaged header under a trailer that matches it: the transport's content check passes,
+    // the store's verification of the format does not
+    body[0] ^= 1;
+    java.util.zip.CRC32C content = new java.util.zip.CRC32C();
+    content.update(body, 0, body.length - 8);
+    java.nio.ByteBuffer.wrap(body)
+        .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+        .putInt(body.length - 8, (int) content.getValue());
     FileAck ack = push(recorded(header(1, 6, 1, body, crc(body)), body), body, body.length);
     assertThat(ack.getAccepted()).isFalse();
     assertThat(ack.getReason()).contains("corrupt partition file");
