@@ -32,19 +32,26 @@ final class PartitionBuild {
   record Result(PartitionState.Merged merged, DatabaseUpdate.Summary summary, int leftOut) {}
 
   /**
-   * Writes the file (durably: temporary file, fsync, atomic rename).
+   * Writes the file (temporary file, atomic rename; with {@code fsync} forced to disk before the
+   * rename and the directory after it, else the caller makes it durable).
    *
    * @param base the open base file, or null when the plan has none
    * @throws IllegalArgumentException when the plan has a base but none is given
    */
   static Result write(
-      PartitionState.Plan plan, Schema schema, Database base, PartitionFileId id, Path output)
+      PartitionState.Plan plan,
+      Schema schema,
+      Database base,
+      PartitionFileId id,
+      Path output,
+      boolean fsync)
       throws IOException {
     if (plan.base() != null && base == null) {
       throw new IllegalArgumentException(
           "partition " + plan.partition() + ": the plan builds on " + plan.base() + ", not open");
     }
-    DatabaseUpdate update = base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base);
+    DatabaseUpdate update =
+        (base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base)).fsync(fsync);
     long[] keys = plan.keys();
     long[] changed = plan.changedKeys();
     int capacity = keys.length + changed.length;

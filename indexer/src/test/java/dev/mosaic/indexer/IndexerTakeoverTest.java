@@ -193,7 +193,7 @@ class IndexerTakeoverTest {
                   }
                 });
     try {
-      for (int round = 1; round <= 5; round++) {
+      for (int round = 1; round <= 3; round++) {
         CountDownLatch rebuilding = new CountDownLatch(1);
         CountDownLatch killed = new CountDownLatch(1);
         AtomicBoolean armed = new AtomicBoolean();
