@@ -431,7 +431,8 @@ public final class MosaicMain implements Runnable {
       description =
           "Diffs partner snapshots into the offers topic: the given snapshot files (serialized"
               + " mosaic.feed.v1.FeedSnapshot), or, without files, the simulated partners until"
-              + " stopped.")
+              + " stopped; with a data directory they pause between two snapshots while the file"
+              + " <data-dir>/feed-loader/pause exists.")
   static final class FeedLoaderCommand implements Callable<Integer> {
     @Mixin ConfigOptions options;
 
@@ -490,7 +491,20 @@ public final class MosaicMain implements Runnable {
         simulator.publishAll();
         simulator.start();
         Duration every = config.local.statusInterval;
+        Path pauseFile =
+            config.dataDir == null ? null : config.dataDir.resolve("feed-loader").resolve("pause");
+        boolean paused = false;
         while (!stopped.await(every.toMillis(), TimeUnit.MILLISECONDS)) {
+          boolean pause = pauseFile != null && java.nio.file.Files.exists(pauseFile);
+          if (pause != paused) {
+            paused = pause;
+            if (pause) {
+              simulator.pause(); // returns once a snapshot in progress is published
+            } else {
+              simulator.resume();
+            }
+            System.out.println(pause ? "feed paused" : "feed resumed");
+          }
           System.out.printf(
               "feed: %d partners, %d offers, %d snapshots, %d changes, %d failed%n",
               simulator.partnerCount(),

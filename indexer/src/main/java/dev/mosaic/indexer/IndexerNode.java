@@ -300,6 +300,7 @@ public final class IndexerNode implements AutoCloseable {
       return;
     }
     scheduler.abandon();
+    rebuilder.abandon();
     shutDown(false);
   }
 
@@ -318,6 +319,7 @@ public final class IndexerNode implements AutoCloseable {
   private void shutDown(boolean leaveGroup) {
     consumer.stop(leaveGroup);
     scheduler.close();
+    rebuilder.close();
     delivery.close();
     if (deadLetterProducer != null) {
       deadLetterProducer.close(Duration.ofSeconds(5));

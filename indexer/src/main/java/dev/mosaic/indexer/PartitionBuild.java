@@ -37,19 +37,43 @@ final class PartitionBuild {
   record Result(PartitionState.Merged merged, DatabaseUpdate.Summary summary, int leftOut) {}
 
   /**
-   * Writes the file (durably: temporary file, fsync, atomic rename).
+   * Writes the file (temporary file, atomic rename; with {@code fsync} forced to disk before the
+   * rename and the directory after it, else the caller makes it durable).
    *
    * @param base the open base file, or null when the plan has none
    * @throws IllegalArgumentException when the plan has a base but none is given
    */
   static Result write(
-      PartitionState.Plan plan, Schema schema, Database base, PartitionFileId id, Path output)
+      PartitionState.Plan plan,
+      Schema schema,
+      Database base,
+      PartitionFileId id,
+      Path output,
+      boolean fsync)
+      throws IOException {
+    return write(plan, schema, base, id, output, output, fsync);
+  }
+
+  /**
+   * {@link #write(PartitionState.Plan, Schema, Database, PartitionFileId, Path, boolean)} into
+   * {@code output}, a temporary file the caller later renames to {@code published}: the change set
+   * is kept beside {@code published}, where the transport looks for it.
+   */
+  static Result write(
+      PartitionState.Plan plan,
+      Schema schema,
+      Database base,
+      PartitionFileId id,
+      Path output,
+      Path published,
+      boolean fsync)
       throws IOException {
     if (plan.base() != null && base == null) {
       throw new IllegalArgumentException(
           "partition " + plan.partition() + ": the plan builds on " + plan.base() + ", not open");
     }
-    DatabaseUpdate update = base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base);
+    DatabaseUpdate update =
+        (base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base)).fsync(fsync);
     ChangeSet.Recorder changes =
         base == null || plan.base() == null ? null : ChangeSet.recorder(base);
     long[] keys = plan.keys();
@@ -120,9 +144,9 @@ final class PartitionBuild {
     DatabaseUpdate.Summary summary = update.writeTo(output);
     if (changes != null) {
       // what the transport ships to receivers holding the base, instead of the file
-      ChangeSetFile.write(output, plan.base().version(), changes.encode());
+      ChangeSetFile.write(published, plan.base().version(), changes.encode());
     } else {
-      ChangeSetFile.delete(output); // a stale one of an earlier build that was not recorded
+      ChangeSetFile.delete(published); // a stale one of an earlier build that was not recorded
     }
     return new Result(
         new PartitionState.Merged(

@@ -12,6 +12,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
@@ -23,8 +26,12 @@ import org.slf4j.LoggerFactory;
  * {@link PartitionBuild}: the previous file's unchanged documents carried over, changed offers
  * added, in key-hash order, so the same offers give the same bytes) durably into the output
  * directory, records it in the manifest under the node's ownership epoch and hands it to the {@link
- * VersionDelivery}. A version that is not recorded (the manifest holds a newer one, another node
- * claimed the partition, the manifest write failed) leaves no file behind.
+ * VersionDelivery}. The rebuild thread only merges and writes; forcing the file to disk, recording
+ * it and committing it to the state run on the {@link DurablePublisher}'s I/O threads, so the
+ * fsyncs of one cycle's files overlap while the next partitions merge (the file is durable before
+ * its record; the partition counts as being rebuilt until then). A version that is not recorded
+ * (the manifest holds a newer one, another node claimed the partition, the manifest write failed)
+ * leaves no file behind.
  *
  * <p>A node that took a partition over with its recorded content but without the file rebuilds that
  * version locally and checks it against the manifest's size and CRC32C instead of recording a new
@@ -49,6 +56,7 @@ final class PartitionRebuilder {
   private final Supplier<Schema> schema;
   private final AtomicLongArray lastVersion;
   private final IntConsumer restore;
+  private final DurablePublisher publisher;
 
   PartitionRebuilder(
       IndexerConfig config,
@@ -67,6 +75,7 @@ final class PartitionRebuilder {
     this.schema = schema;
     this.lastVersion = new AtomicLongArray(config.partitions());
     this.restore = restore;
+    this.publisher = new DurablePublisher(config.nodeName());
   }
 
   /** Raises the partition's last known version. */
@@ -84,6 +93,7 @@ final class PartitionRebuilder {
   /** Rebuilds partition {@code p}; on failure it stays dirty. Runs on a rebuild thread. */
   void rebuild(int p) {
     long began = System.nanoTime();
+    boolean handedOver = false;
     try {
       PartitionState s = ownership.state(p);
       long epoch = ownership.epoch(p);
@@ -109,35 +119,86 @@ final class PartitionRebuilder {
       long version = Math.max(lastVersion.get(p) + 1, config.clock().millis());
       PartitionFileId id = new PartitionFileId(current.version(), p, version);
       Path file = layout.file(id);
+      Path temp = PartitionLayout.tempFileFor(file);
       PartitionBuild.Result built;
       try (Database base = openBase(plan)) {
-        built = PartitionBuild.write(plan, current, base, id, file);
+        built = PartitionBuild.write(plan, current, base, id, temp, file, false);
+      } catch (Exception | Error e) {
+        Files.deleteIfExists(temp);
+        dev.mosaic.partition.ChangeSetFile.delete(file);
+        throw e;
       }
-      int documents = built.summary().documents();
+      // durable, recorded and committed on an I/O thread; the partition stays "being rebuilt"
+      // (never rebuilt twice at once) until that finishes
+      CompletableFuture<Void> published;
+      try {
+        published =
+            publisher.publish(temp, file, () -> finish(s, plan, id, file, built, epoch, began));
+      } catch (RejectedExecutionException e) {
+        Files.deleteIfExists(temp); // closing
+        throw e;
+      }
+      published.whenComplete(
+          (v, e) -> {
+            if (e != null) {
+              failed(p, e);
+            }
+            scheduler.done(p);
+          });
+      handedOver = true;
+    } catch (Exception e) {
+      failed(p, e);
+    } finally {
+      if (!handedOver) {
+        scheduler.done(p);
+      }
+    }
+  }
+
+  /** Records a durable file and makes it the partition's base. Runs on an I/O thread. */
+  private void finish(
+      PartitionState s,
+      PartitionState.Plan plan,
+      PartitionFileId id,
+      Path file,
+      PartitionBuild.Result built,
+      long epoch,
+      long began) {
+    int documents = built.summary().documents();
+    try {
       if (!record(id, file, s, plan.fingerprint(), documents, epoch)) {
         return;
       }
-      s.commit(plan, built.merged());
-      metrics.rebuilt(System.nanoTime() - began, documents, built.summary().carriedOver());
-      LOG.debug(
-          "rebuilt {}: {} documents, {} carried over",
-          id,
-          documents,
-          built.summary().carriedOver());
-      try {
-        config.listener().rebuilt(id, file, documents);
-      } catch (RuntimeException e) {
-        LOG.warn("rebuild listener failed for {}", id, e);
-      }
-      delivery.deliver(id);
     } catch (Exception e) {
-      LOG.error("rebuilding partition {} failed; it stays dirty", p, e);
-      if (ownership.state(p) != null) {
-        scheduler.mark(p);
-      }
-    } finally {
-      scheduler.done(p);
+      throw new CompletionException(e);
     }
+    s.commit(plan, built.merged());
+    metrics.rebuilt(System.nanoTime() - began, documents, built.summary().carriedOver());
+    LOG.debug(
+        "rebuilt {}: {} documents, {} carried over", id, documents, built.summary().carriedOver());
+    try {
+      config.listener().rebuilt(id, file, documents);
+    } catch (RuntimeException e) {
+      LOG.warn("rebuild listener failed for {}", id, e);
+    }
+    delivery.deliver(id);
+  }
+
+  private void failed(int p, Throwable e) {
+    LOG.error("rebuilding partition {} failed; it stays dirty", p, e);
+    if (ownership.state(p) != null) {
+      scheduler.mark(p);
+    }
+  }
+
+  /** Drops queued publications of written files (a crash, for tests). */
+  void abandon() {
+    publisher.abandon();
+  }
+
+  /** Finishes the publications of written files (up to 30 s). */
+  void close() {
+    publisher.close();
   }
 
   /** Opens the plan's base file, or returns null when it has none; asks for a restore if gone. */
@@ -166,7 +227,7 @@ final class PartitionRebuilder {
       PartitionState s, PartitionState.Plan plan, Schema current, ManifestRecord held)
       throws Exception {
     Path file = layout.file(held.id());
-    PartitionBuild.Result built = PartitionBuild.write(plan, current, null, held.id(), file);
+    PartitionBuild.Result built = PartitionBuild.write(plan, current, null, held.id(), file, true);
     FileDigest digest = FileDigest.of(file);
     if (digest.size() != held.size() || digest.crc32c() != held.crc32c()) {
       Files.deleteIfExists(file);

@@ -246,6 +246,14 @@ class IndexerNodeTest {
                     Condition.eq(CarsSchema.OFFER_ID, changed.getOfferId()),
                     Condition.eq(CarsSchema.PRICE, changed.getPriceRub() + 12_345))))
         .isEqualTo(1);
+    // the rebuild by merge keeps its change set beside the published file, where the transport
+    // looks for it to ship the change instead of the file
+    Path published =
+        new dev.mosaic.partition.PartitionLayout(dir.resolve("a"))
+            .file(new PartitionFileId(CarsSchema.VERSION, pChanged, after.get(pChanged)));
+    assertThat(dev.mosaic.partition.ChangeSetFile.read(published))
+        .as("change set beside %s", published)
+        .hasValueSatisfying(c -> assertThat(c.baseVersion()).isEqualTo(before.get(pChanged)));
   }
 
   @Test

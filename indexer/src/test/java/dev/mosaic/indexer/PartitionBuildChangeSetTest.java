@@ -45,7 +45,7 @@ class PartitionBuildChangeSetTest {
       Files.createDirectories(file.getParent());
       PartitionBuild.Result built;
       try (Database base = plan.base() == null ? null : Database.open(layout.file(plan.base()))) {
-        built = PartitionBuild.write(plan, CarsSchema.SCHEMA, base, id, file);
+        built = PartitionBuild.write(plan, CarsSchema.SCHEMA, base, id, file, false);
       }
       s.commit(plan, built.merged());
       if (round == 1) {

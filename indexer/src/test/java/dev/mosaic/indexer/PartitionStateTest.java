@@ -77,7 +77,7 @@ class PartitionStateTest {
       Files.createDirectories(file.getParent());
       PartitionBuild.Result built;
       try (Database base = plan.base() == null ? null : Database.open(layout.file(plan.base()))) {
-        built = PartitionBuild.write(plan, CarsSchema.SCHEMA, base, id, file);
+        built = PartitionBuild.write(plan, CarsSchema.SCHEMA, base, id, file, true);
       }
       assertThat(Files.readAllBytes(file))
           .as("seed %d round %d", seed, round)
@@ -118,7 +118,7 @@ class PartitionStateTest {
     PartitionFileId id = new PartitionFileId(CarsSchema.VERSION, 1, 5);
     Path file = new PartitionLayout(dir).file(id);
     Files.createDirectories(file.getParent());
-    PartitionBuild.write(built.plan(), CarsSchema.SCHEMA, null, id, file);
+    PartitionBuild.write(built.plan(), CarsSchema.SCHEMA, null, id, file, true);
 
     PartitionState restored = new PartitionState(1);
     reference.forEach(restored::put);
@@ -134,7 +134,7 @@ class PartitionStateTest {
     Path nextFile = new PartitionLayout(dir).file(next);
     try (Database base = Database.open(file)) {
       PartitionBuild.Result r =
-          PartitionBuild.write(restored.plan(), CarsSchema.SCHEMA, base, next, nextFile);
+          PartitionBuild.write(restored.plan(), CarsSchema.SCHEMA, base, next, nextFile, true);
       assertThat(r.summary().carriedOver()).isEqualTo(reference.size() - 1);
     }
     assertThat(Files.readAllBytes(nextFile)).isEqualTo(fromScratch(reference));

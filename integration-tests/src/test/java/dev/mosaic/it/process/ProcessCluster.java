@@ -273,6 +273,16 @@ final class ProcessCluster implements AutoCloseable {
     return this;
   }
 
+  /** While this file exists the feed loader's partners pause between two snapshots. */
+  Path feedPauseFile() {
+    return root.resolve("data").resolve("feed-loader").resolve("pause");
+  }
+
+  /** The Kafka broker's bootstrap address. */
+  String bootstrapServers() {
+    return "127.0.0.1:" + kafkaPort;
+  }
+
   String zkConnect() {
     return "127.0.0.1:" + zkPort;
   }
