@@ -53,7 +53,30 @@ class CarsAndRealtySideBySideTest {
     // a still feed, so that counts can be compared with what the partners list
     cluster.simulator("cars").pause();
     cluster.simulator("realty").pause();
+    // a snapshot published just before the pause may not be consumed yet (an indexer's lag is as
+    // of its last poll): wait until every searcher counts what the partners list, then converge
+    Awaitility.await("every searcher counts what the partners of both indexes list")
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
+        .until(CarsAndRealtySideBySideTest::countsEqualTheListings);
     cluster.awaitConverged(Duration.ofSeconds(120));
+  }
+
+  private static boolean countsEqualTheListings() throws Exception {
+    long cars = carsListed();
+    long realty = cluster.simulator("realty").offerCount();
+    for (SearcherRole s : cluster.runningSearchers()) {
+      SearcherClient.Answer c = SearcherClient.post(s.httpAddress(), "/indexes/cars/count", "{}");
+      SearcherClient.Answer r = SearcherClient.post(s.httpAddress(), "/indexes/realty/count", "{}");
+      if (c.status() != 200
+          || r.status() != 200
+          || c.body().get("total").asLong() != cars
+          || r.body().get("total").asLong() != realty) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @AfterAll

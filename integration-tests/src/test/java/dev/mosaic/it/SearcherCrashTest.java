@@ -135,14 +135,27 @@ class SearcherCrashTest {
     }
   }
 
+  /**
+   * Random bytes ending as a partition file does (the CRC32C of the bytes before it and the marker
+   * {@code MEND}), so that the sender announces it and receivers stream it; the store's format
+   * verification would refuse it if it ever arrived whole.
+   */
   private static void writeRandom(Path file, long size) throws IOException {
     SplittableRandom random = new SplittableRandom(8);
     byte[] block = new byte[1 << 20];
+    java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
     try (OutputStream out = Files.newOutputStream(file)) {
       for (long written = 0; written < size; written += block.length) {
         random.nextBytes(block);
         out.write(block);
+        crc.update(block);
       }
+      out.write(
+          java.nio.ByteBuffer.allocate(8)
+              .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+              .putInt(0, (int) crc.getValue())
+              .put(4, new byte[] {'M', 'E', 'N', 'D'})
+              .array());
     }
   }
 }

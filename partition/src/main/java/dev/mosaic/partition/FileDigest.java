@@ -2,6 +2,7 @@ package dev.mosaic.partition;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -37,6 +38,33 @@ public record FileDigest(long size, long crc32c) {
       } catch (StreamingDigest.MismatchException e) {
         throw new IOException(file + ": " + e.getMessage(), e);
       }
+    }
+  }
+
+  /**
+   * Reads only the file's size and trailer, in O(1), without checking that the content matches the
+   * trailer: for a sender, whose receivers check the content while the bytes stream in.
+   *
+   * @throws IOException when the file cannot be read or does not end with a partition file trailer
+   */
+  public static FileDigest ofTrailer(Path file) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < StreamingDigest.TRAILER_BYTES) {
+        throw new IOException(
+            file + ": " + size + " bytes, shorter than a partition file's trailer");
+      }
+      ByteBuffer tail =
+          ByteBuffer.allocate(StreamingDigest.TRAILER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+      while (tail.hasRemaining()) {
+        if (ch.read(tail, size - StreamingDigest.TRAILER_BYTES + tail.position()) < 0) {
+          throw new IOException(file + " ended while its trailer was read");
+        }
+      }
+      if (tail.get(4) != 'M' || tail.get(5) != 'E' || tail.get(6) != 'N' || tail.get(7) != 'D') {
+        throw new IOException(file + ": does not end with a partition file trailer (marker MEND)");
+      }
+      return new FileDigest(size, Integer.toUnsignedLong(tail.getInt(0)));
     }
   }
 

@@ -82,6 +82,18 @@ class FileDigestTest {
   }
 
   @Test
+  void theTrailerAloneGivesTheDigestOfAnIntactFileWithoutReadingIt() throws Exception {
+    byte[] content = new byte[5_000];
+    new Random(SEED + 3).nextBytes(content);
+    Path f = Files.write(tmp.resolve("intact"), partitionShaped(content));
+    assertThat(FileDigest.ofTrailer(f)).isEqualTo(FileDigest.of(f));
+    Path notPartition = Files.write(tmp.resolve("other"), new byte[64]);
+    assertThatThrownBy(() -> FileDigest.ofTrailer(notPartition))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("marker MEND");
+  }
+
+  @Test
   void aFlippedByteIsReportedWithBothChecksums() throws Exception {
     byte[] content = new byte[10_000];
     new Random(SEED + 2).nextBytes(content);

@@ -558,6 +558,23 @@ public final class CompositeReader implements CompositeDatabase {
       Query query,
       List<dev.mosaic.format.query.Facet> facets,
       List<dev.mosaic.format.query.Stats> stats) {
+    if (facets.isEmpty() && stats.isEmpty()) {
+      // Nothing to aggregate: the total comes from the value dictionaries where they answer it,
+      // and an ordered page skips the partitions that cannot beat the current k-th document;
+      // evaluating every partition once for both would cost more than the two paths together.
+      long total = count(query);
+      List<Hit> hits = new ArrayList<>();
+      if (query.limit() > 0 && total > query.skip()) {
+        execute(
+            query,
+            (HitProcessor)
+                (partition, doc, db) -> {
+                  hits.add(new Hit(partition, doc, db));
+                  return true;
+                });
+      }
+      return new Page(total, hits, new Aggregation(total, List.of(), List.of()));
+    }
     Plan plan = Plan.compile(schema, query);
     Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
     Plan.Node condition = aggregator.condition();

@@ -45,7 +45,7 @@ final class ProcessCluster implements AutoCloseable {
 
   private static final Pattern SEARCHER_UP =
       Pattern.compile("searcher \\S+ of \\S+ serving (\\S+)");
-  private static final Pattern INDEXER_UP = Pattern.compile("indexer \\S+ in group");
+  private static final Pattern INDEXER_UP = Pattern.compile("indexer \\S+ of \\S+ in group");
   private static final Pattern FEED_UP = Pattern.compile("feed: \\d+ partners");
   private static final Pattern KAFKA_UP = Pattern.compile("kafka ready at (\\S+)");
   private static final Duration START_TIMEOUT = Duration.ofSeconds(120);

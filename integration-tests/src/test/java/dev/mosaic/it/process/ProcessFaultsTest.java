@@ -337,7 +337,10 @@ class ProcessFaultsTest {
                     }
                   }
                 }
-                return checked[0] >= 30 && checked[1] >= 20 && distinct.size() >= 10;
+                // a search is checked only when every partition file of its generation is still
+                // in the store (retention deletes superseded ones quickly under this churn), so
+                // fewer searches than counts can be checked: each covers all 16 partitions
+                return checked[0] >= 30 && checked[1] >= 5 && distinct.size() >= 10;
               });
     } catch (ConditionTimeoutException e) {
       throw new AssertionError(
