@@ -2,29 +2,58 @@ package dev.mosaic.api.cars;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mosaic.api.BaseListingGeneratorTestCase;
+import dev.mosaic.api.ListingGenerator;
 import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldType;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-class CarOfferGeneratorTest {
-  private static final int N = 20_000;
+class CarOfferGeneratorTest extends BaseListingGeneratorTestCase<CarOffer> {
+  @Override
+  protected ListingGenerator<CarOffer> generator(long seed) {
+    return CarOfferGenerator.builder().seed(seed).build();
+  }
 
-  @Test
-  void sameSeedGivesTheSameOffersAndAnotherSeedOthers() {
-    List<CarOffer> a = CarOfferGenerator.builder().seed(42).build().next(2_000);
-    List<CarOffer> b = CarOfferGenerator.builder().seed(42).build().next(2_000);
-    List<CarOffer> c = CarOfferGenerator.builder().seed(43).build().next(2_000);
+  @Override
+  protected ListingGenerator<CarOffer> generatorWithDuplicateShare(long seed, double share) {
+    return CarOfferGenerator.builder().seed(seed).duplicateShare(share).build();
+  }
 
-    assertThat(a).isEqualTo(b);
-    assertThat(a).isNotEqualTo(c);
+  @Override
+  protected ListingGenerator<CarOffer> generatorWithPartners(long seed, int partners) {
+    return CarOfferGenerator.builder().seed(seed).partners(partners).build();
+  }
+
+  @Override
+  protected String offerId(CarOffer offer) {
+    return offer.getOfferId();
+  }
+
+  @Override
+  protected String dedupKey(CarOffer offer) {
+    return offer.getDedupKey();
+  }
+
+  @Override
+  protected String partnerId(CarOffer offer) {
+    return offer.getPartnerId();
+  }
+
+  @Override
+  protected List<Object> sameItemAttributes(CarOffer o) {
+    return List.of(o.getMark(), o.getModel(), o.getYear(), o.getColor());
+  }
+
+  @Override
+  protected List<FeedSnapshot> snapshotsByPartner(
+      List<CarOffer> offers, long snapshotId, long createdAtMillis) {
+    return CarOffers.snapshotsByPartner(offers, snapshotId, createdAtMillis);
   }
 
   @Test
@@ -71,56 +100,6 @@ class CarOfferGeneratorTest {
   }
 
   @Test
-  void aShareOfOffersAreTheSameCarListedByAnotherPartner() {
-    List<CarOffer> offers = CarOfferGenerator.builder().seed(9).duplicateShare(0.2).build().next(N);
-    Map<String, List<CarOffer>> byKey =
-        offers.stream().collect(Collectors.groupingBy(CarOffer::getDedupKey));
-    long duplicates = offers.size() - byKey.size();
-
-    assertThat((double) duplicates / N).isBetween(0.17, 0.23);
-    for (List<CarOffer> same : byKey.values()) {
-      CarOffer first = same.getFirst();
-      assertThat(same)
-          .allSatisfy(
-              o -> {
-                assertThat(o.getMark()).isEqualTo(first.getMark());
-                assertThat(o.getModel()).isEqualTo(first.getModel());
-                assertThat(o.getYear()).isEqualTo(first.getYear());
-                assertThat(o.getColor()).isEqualTo(first.getColor());
-              });
-    }
-    assertThat(byKey.values())
-        .filteredOn(l -> l.size() == 2)
-        .allSatisfy(l -> assertThat(l.get(0).getPartnerId()).isNotEqualTo(l.get(1).getPartnerId()));
-    Set<String> ids = new HashSet<>();
-    offers.forEach(o -> assertThat(ids.add(o.getOfferId())).as(o.getOfferId()).isTrue());
-  }
-
-  @Test
-  void mutateChangesRemovesAndAddsTheRequestedShares() {
-    CarOfferGenerator generator = CarOfferGenerator.builder().seed(11).build();
-    List<CarOffer> before = generator.next(N);
-    List<CarOffer> after = generator.mutate(before, 0.1, 0.05, 0.08);
-
-    Map<String, CarOffer> old = new HashMap<>();
-    before.forEach(o -> old.put(o.getOfferId(), o));
-    long kept = after.stream().filter(o -> old.containsKey(o.getOfferId())).count();
-    long changed =
-        after.stream()
-            .filter(o -> old.containsKey(o.getOfferId()) && !old.get(o.getOfferId()).equals(o))
-            .count();
-    long added = after.size() - kept;
-
-    assertThat((double) (N - kept) / N).isBetween(0.04, 0.06);
-    assertThat((double) changed / N).isBetween(0.08, 0.12);
-    assertThat(added).isEqualTo(Math.round(0.08 * N));
-    assertThat(after)
-        .filteredOn(o -> old.containsKey(o.getOfferId()))
-        .allSatisfy(
-            o -> assertThat(o.getDedupKey()).isEqualTo(old.get(o.getOfferId()).getDedupKey()));
-  }
-
-  @Test
   void everyGeneratedOfferMapsToACarsDocument() {
     CarOfferGenerator generator = CarOfferGenerator.builder().seed(5).build();
     for (CarOffer car : generator.next(2_000)) {
@@ -134,22 +113,6 @@ class CarOfferGeneratorTest {
           .containsExactly(FieldType.STRING.encode(car.getDedupKey()));
       assertThat(d.payload()).isEqualTo(car.toByteArray());
     }
-  }
-
-  @Test
-  void snapshotsGroupOffersByPartner() {
-    List<CarOffer> offers = CarOfferGenerator.builder().seed(3).partners(5).build().next(500);
-    var snapshots = CarOffers.snapshotsByPartner(offers, 12, 1000L);
-
-    assertThat(snapshots).hasSize(5);
-    assertThat(snapshots.stream().mapToInt(s -> s.getOffersCount()).sum()).isEqualTo(500);
-    assertThat(snapshots)
-        .allSatisfy(
-            s -> {
-              assertThat(s.getSnapshotId()).isEqualTo(12);
-              assertThat(s.getOffersList())
-                  .allSatisfy(o -> assertThat(o.getPartnerId()).isEqualTo(s.getPartnerId()));
-            });
   }
 
   private static Map<String, Long> histogram(

@@ -2,6 +2,8 @@ package dev.mosaic.api.realty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mosaic.api.BaseListingGeneratorTestCase;
+import dev.mosaic.api.ListingGenerator;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
@@ -11,24 +13,61 @@ import dev.mosaic.api.schema.OfferDocumentMapper;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldType;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-class RealtyOfferGeneratorTest {
-  private static final int N = 20_000;
+class RealtyOfferGeneratorTest extends BaseListingGeneratorTestCase<RealtyOffer> {
   private static final List<RealtyOffer> OFFERS = RealtyOfferGenerator.seeded(7).next(N);
 
-  @Test
-  void sameSeedGivesTheSameOffersAndAnotherSeedOthers() {
-    assertThat(RealtyOfferGenerator.seeded(42).next(2_000))
-        .isEqualTo(RealtyOfferGenerator.seeded(42).next(2_000))
-        .isNotEqualTo(RealtyOfferGenerator.seeded(43).next(2_000));
+  @Override
+  protected ListingGenerator<RealtyOffer> generator(long seed) {
+    return RealtyOfferGenerator.seeded(seed);
+  }
+
+  @Override
+  protected ListingGenerator<RealtyOffer> generatorWithDuplicateShare(long seed, double share) {
+    return new RealtyOfferGenerator(
+        RealtyGeneratorSettings.DEFAULTS.withSeed(seed).withDuplicateShare(share));
+  }
+
+  @Override
+  protected ListingGenerator<RealtyOffer> generatorWithPartners(long seed, int partners) {
+    return new RealtyOfferGenerator(
+        RealtyGeneratorSettings.DEFAULTS.withSeed(seed).withPartners(partners));
+  }
+
+  @Override
+  protected String offerId(RealtyOffer offer) {
+    return offer.getOfferId();
+  }
+
+  @Override
+  protected String dedupKey(RealtyOffer offer) {
+    return offer.getDedupKey();
+  }
+
+  @Override
+  protected String partnerId(RealtyOffer offer) {
+    return offer.getPartnerId();
+  }
+
+  @Override
+  protected List<Object> sameItemAttributes(RealtyOffer o) {
+    return List.of(o.getAreaM2(), o.getDistrict(), o.getFloor(), o.getDealType());
+  }
+
+  @Override
+  protected List<FeedSnapshot> snapshotsByPartner(
+      List<RealtyOffer> offers, long snapshotId, long createdAtMillis) {
+    return RealtyOffers.snapshotsByPartner(offers, snapshotId, createdAtMillis);
+  }
+
+  @Override
+  protected double lowestChangedShare() {
+    return 0.07;
   }
 
   @Test
@@ -112,50 +151,6 @@ class RealtyOfferGeneratorTest {
   }
 
   @Test
-  void aShareOfOffersAreTheSameHomeListedByAnotherPartner() {
-    List<RealtyOffer> offers =
-        new RealtyOfferGenerator(
-                RealtyGeneratorSettings.DEFAULTS.withSeed(9).withDuplicateShare(0.2))
-            .next(N);
-    Map<String, List<RealtyOffer>> byKey =
-        offers.stream().collect(Collectors.groupingBy(RealtyOffer::getDedupKey));
-    assertThat((double) (offers.size() - byKey.size()) / N).isBetween(0.17, 0.23);
-    for (List<RealtyOffer> same : byKey.values()) {
-      RealtyOffer first = same.getFirst();
-      assertThat(same)
-          .allSatisfy(
-              o -> {
-                assertThat(o.getAreaM2()).isEqualTo(first.getAreaM2());
-                assertThat(o.getDistrict()).isEqualTo(first.getDistrict());
-                assertThat(o.getFloor()).isEqualTo(first.getFloor());
-                assertThat(o.getDealType()).isEqualTo(first.getDealType());
-              });
-    }
-    assertThat(byKey.values())
-        .filteredOn(l -> l.size() == 2)
-        .allSatisfy(l -> assertThat(l.get(0).getPartnerId()).isNotEqualTo(l.get(1).getPartnerId()));
-    Set<String> ids = new HashSet<>();
-    offers.forEach(o -> assertThat(ids.add(o.getOfferId())).as(o.getOfferId()).isTrue());
-  }
-
-  @Test
-  void mutateChangesRemovesAndAddsTheRequestedShares() {
-    RealtyOfferGenerator generator = RealtyOfferGenerator.seeded(11);
-    List<RealtyOffer> before = generator.next(N);
-    List<RealtyOffer> after = generator.mutate(before, 0.1, 0.05, 0.08);
-    Map<String, RealtyOffer> old = new HashMap<>();
-    before.forEach(o -> old.put(o.getOfferId(), o));
-    long kept = after.stream().filter(o -> old.containsKey(o.getOfferId())).count();
-    long changed =
-        after.stream()
-            .filter(o -> old.containsKey(o.getOfferId()) && !old.get(o.getOfferId()).equals(o))
-            .count();
-    assertThat((double) (N - kept) / N).isBetween(0.04, 0.06);
-    assertThat((double) changed / N).isBetween(0.07, 0.12);
-    assertThat(after.size() - kept).isEqualTo(Math.round(0.08 * N));
-  }
-
-  @Test
   void bothMappersGiveTheSameRealtyDocumentAndHousesHaveNoFloor() {
     OfferDocumentMapper generic = BuiltInSchemas.realty().documentMapper();
     for (RealtyOffer realty : OFFERS.subList(0, 5_000)) {
@@ -178,28 +173,6 @@ class RealtyOfferGeneratorTest {
           .isEqualTo(realty.toByteArray())
           .isEqualTo(fromFields.payload());
     }
-  }
-
-  @Test
-  void snapshotsGroupOffersByPartner() {
-    List<RealtyOffer> offers =
-        new RealtyOfferGenerator(RealtyGeneratorSettings.DEFAULTS.withSeed(3).withPartners(4))
-            .next(400);
-    List<FeedSnapshot> snapshots = RealtyOffers.snapshotsByPartner(offers, 12, 1000L);
-    assertThat(snapshots)
-        .extracting(FeedSnapshot::getPartnerId)
-        .containsExactly("partner-001", "partner-002", "partner-003", "partner-004");
-    assertThat(snapshots.stream().mapToInt(FeedSnapshot::getOffersCount).sum()).isEqualTo(400);
-    assertThat(snapshots)
-        .allSatisfy(
-            s ->
-                assertThat(s.getOffersList())
-                    .allSatisfy(
-                        o -> {
-                          assertThat(o.getPartnerId()).isEqualTo(s.getPartnerId());
-                          assertThat(o.getRealty().getOfferId()).isEqualTo(o.getOfferId());
-                          assertThat(o.getObservedAtMillis()).isEqualTo(1000L);
-                        }));
   }
 
   private static double share(Predicate<RealtyOffer> p) {
