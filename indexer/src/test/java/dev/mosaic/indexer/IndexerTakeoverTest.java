@@ -25,8 +25,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -172,26 +175,26 @@ class IndexerTakeoverTest {
       loader.publish(partners.snapshot(partner));
     }
     IndexerNode survivor = startNode("survivor", IndexerConfig.Hooks.NONE);
-    AtomicBoolean stopChurn = new AtomicBoolean();
     AtomicReference<Throwable> churnFailure = new AtomicReference<>();
-    Thread churn =
-        Thread.ofPlatform()
-            .name("churn")
-            .start(
-                () -> {
-                  List<String> names = List.copyOf(partners.feeds.keySet());
-                  int i = 0;
-                  try {
-                    while (!stopChurn.get()) {
-                      synchronized (partners) {
-                        loader.publish(partners.mutate(names.get(i++ % names.size())));
-                      }
-                      Thread.sleep(40); // pacing of the simulated feed, not synchronization
-                    }
-                  } catch (Throwable t) {
-                    churnFailure.set(t);
-                  }
-                });
+    List<String> names = List.copyOf(partners.feeds.keySet());
+    AtomicInteger next = new AtomicInteger();
+    ScheduledExecutorService churn =
+        Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("churn").factory());
+    // The simulated feed changes one partner every 40 ms while nodes are killed and take over.
+    churn.scheduleWithFixedDelay(
+        () -> {
+          try {
+            synchronized (partners) {
+              loader.publish(partners.mutate(names.get(next.getAndIncrement() % names.size())));
+            }
+          } catch (Throwable t) {
+            churnFailure.compareAndSet(null, t);
+            throw new IllegalStateException("the simulated feed failed", t);
+          }
+        },
+        0,
+        40,
+        TimeUnit.MILLISECONDS);
     try {
       for (int round = 1; round <= 3; round++) {
         CountDownLatch rebuilding = new CountDownLatch(1);
@@ -227,8 +230,10 @@ class IndexerTakeoverTest {
             .until(() -> survivor.ownedPartitions().size() == P && !survivor.isRestoring());
       }
     } finally {
-      stopChurn.set(true);
-      churn.join();
+      churn.shutdown();
+      assertThat(churn.awaitTermination(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .as("the simulated feed stops")
+          .isTrue();
     }
     assertThat(churnFailure.get()).isNull();
     await("the survivor is idle").atMost(WAIT).until(survivor::isIdle);
