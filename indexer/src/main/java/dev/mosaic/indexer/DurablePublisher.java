@@ -1,6 +1,6 @@
 package dev.mosaic.indexer;
 
-import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.format.io.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

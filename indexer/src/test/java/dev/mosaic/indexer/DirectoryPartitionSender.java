@@ -1,6 +1,6 @@
 package dev.mosaic.indexer;
 
-import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.format.io.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionSender;

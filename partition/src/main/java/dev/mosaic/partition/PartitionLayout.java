@@ -1,5 +1,6 @@
 package dev.mosaic.partition;
 
+import dev.mosaic.format.io.DurableFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -10,7 +11,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.TreeSet;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,7 +29,7 @@ public record PartitionLayout(Path root) {
   public static final String EXTENSION = ".mosaic";
 
   /** Suffix of files being written (never served, deleted when found left over). */
-  public static final String TEMP_SUFFIX = ".tmp";
+  public static final String TEMP_SUFFIX = DurableFiles.TEMP_SUFFIX;
 
   private static final Pattern SCHEMA_DIR = Pattern.compile("v(\\d{1,9})");
   private static final Pattern PARTITION_DIR = Pattern.compile("\\d{1,9}");
@@ -106,16 +106,12 @@ public record PartitionLayout(Path root) {
    * per call, so concurrent writers of the same target never share a temporary file.
    */
   public static Path tempFileFor(Path target) {
-    return target.resolveSibling(
-        target.getFileName()
-            + "."
-            + Long.toHexString(ThreadLocalRandom.current().nextLong())
-            + TEMP_SUFFIX);
+    return DurableFiles.tempFileFor(target);
   }
 
   /** Whether a file name is a temporary (unpublished) one. */
   public static boolean isTempName(String fileName) {
-    return fileName.endsWith(TEMP_SUFFIX);
+    return DurableFiles.isTempName(fileName);
   }
 
   /** The version a published file's name carries ({@code <version>.mosaic}), if it is one. */

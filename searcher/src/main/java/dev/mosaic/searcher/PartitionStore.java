@@ -3,7 +3,7 @@ package dev.mosaic.searcher;
 import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
-import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.format.io.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;

@@ -1,12 +1,12 @@
 package dev.mosaic.transport;
 
+import dev.mosaic.format.io.DurableFiles;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -279,20 +279,24 @@ public final class ClusterCertificates {
     write(trustStore(), file, password);
   }
 
+  /**
+   * Writes a keystore durably, readable by its owner only where the file system has POSIX modes.
+   */
   private static void write(KeyStore ks, Path file, char[] password) throws IOException {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.deleteIfExists(tmp);
-    if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-      Files.createFile(
-          tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    }
-    try (OutputStream out = Files.newOutputStream(tmp)) {
-      ks.store(out, password);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try {
+      ks.store(bytes, password);
     } catch (GeneralSecurityException e) {
-      Files.deleteIfExists(tmp);
       throw new IOException("cannot write keystore " + file + ": " + e, e);
     }
-    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+      DurableFiles.write(
+          file,
+          bytes.toByteArray(),
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } else {
+      DurableFiles.write(file, bytes.toByteArray());
+    }
   }
 
   static SSLContext context(KeyStore keys, char[] keyPassword, KeyStore trust) {

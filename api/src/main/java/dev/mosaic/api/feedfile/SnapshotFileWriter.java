@@ -4,13 +4,13 @@ import com.google.protobuf.util.JsonFormat;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.schema.ProtoTypes;
+import dev.mosaic.format.io.DurableFiles;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Objects;
 
 /**
@@ -56,9 +56,9 @@ public final class SnapshotFileWriter {
   }
 
   /**
-   * Drops a snapshot file into a watched directory the safe way: written and fsynced under a hidden
-   * temporary name ({@code .<name>.tmp}), then renamed to {@code <name>} atomically, so a watcher
-   * never sees it half written.
+   * Drops a snapshot file into a watched directory the safe way ({@link DurableFiles}): written and
+   * forced under a temporary name ({@code <name>.<nonce>.tmp}), then renamed to {@code <name>}
+   * atomically, so a watcher that skips temporary names never sees it half written.
    *
    * @param name the final file name; its extension gives the format
    * @return the file
@@ -70,15 +70,15 @@ public final class SnapshotFileWriter {
         SnapshotFileFormat.of(target)
             .orElseThrow(
                 () -> new IllegalArgumentException(name + ": use a .jsonl or .pb file name"));
-    Path temporary = directory.resolve("." + name + ".tmp");
-    try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temporary), 1 << 16)) {
-      write(snapshot, format, out);
-    }
-    try (var channel =
-        java.nio.channels.FileChannel.open(temporary, java.nio.file.StandardOpenOption.WRITE)) {
-      channel.force(true);
-    }
-    return Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+    DurableFiles.write(
+        target,
+        temp -> {
+          try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp), 1 << 16)) {
+            write(snapshot, format, out);
+          }
+          return null;
+        });
+    return target;
   }
 
   private static void writeLine(OutputStream out, String line) throws IOException {

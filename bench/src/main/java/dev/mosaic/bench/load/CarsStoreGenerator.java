@@ -7,7 +7,7 @@ import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.format.DatabaseBuilder;
-import dev.mosaic.partition.DurableFiles;
+import dev.mosaic.format.io.DurableFiles;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import java.io.IOException;

@@ -6,8 +6,11 @@ import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseMerger;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.FileSync;
 import dev.mosaic.format.PayloadCompression;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.io.DurableFiles;
+import dev.mosaic.format.io.DurableFiles.Replace;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import it.unimi.dsi.fastutil.ints.IntHeapPriorityQueue;
 import java.io.IOException;
@@ -205,11 +208,10 @@ public final class PartitionMerge {
 
     /** Writes to a temporary file beside the output, then renames it; returns the size. */
     long write(List<DatabaseWriter.Segment> segments, int version) throws IOException {
-      return AtomicFileWrite.write(
+      return DurableFiles.writeChannel(
           output,
-          false,
-          true,
-          ".merging",
+          Replace.NEVER,
+          FileSync.FORCE,
           ch -> {
             DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
             DatabaseWriter.writeFile(out, version, schema, documents, segments);

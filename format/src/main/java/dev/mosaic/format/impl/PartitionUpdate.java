@@ -5,7 +5,10 @@ import static dev.mosaic.format.impl.FileFormat.*;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
+import dev.mosaic.format.FileSync;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.io.DurableFiles;
+import dev.mosaic.format.io.DurableFiles.Replace;
 import it.unimi.dsi.fastutil.ints.IntArrayList;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -81,17 +84,16 @@ public final class PartitionUpdate {
       throws IOException {
     if (base == null) {
       DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
-      return AtomicFileWrite.write(output, true, fsync, ".building", writer::writeTo);
+      return DurableFiles.writeChannel(output, Replace.EXISTING, sync(fsync), writer::writeTo);
     }
     DatabaseReader reader = (DatabaseReader) base;
     reader.ensureOpen();
     Run run = new Run(schema, reader, order, count, added);
     List<DatabaseWriter.Segment> segments = run.segments();
-    return AtomicFileWrite.write(
+    return DurableFiles.writeChannel(
         output,
-        true,
-        fsync,
-        ".updating",
+        Replace.EXISTING,
+        sync(fsync),
         ch -> {
           DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
           DatabaseWriter.writeFile(out, run.version, schema, count, segments);
@@ -711,5 +713,9 @@ public final class PartitionUpdate {
         word &= word - 1;
       }
     }
+  }
+
+  private static FileSync sync(boolean fsync) {
+    return fsync ? FileSync.FORCE : FileSync.CALLER_SYNCS;
   }
 }
