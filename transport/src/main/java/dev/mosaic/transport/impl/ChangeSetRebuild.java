@@ -15,11 +15,10 @@ import java.util.zip.CRC32C;
 /**
  * The receiving side of a delta push: rebuilds the offered version from the held base file and the
  * change set with the format's deterministic merge, into a file staged in the store; checks its
- * size and CRC32C against the header (which the {@link ManifestGate} already matched with the
- * manifest's record) and its trailer CRC32C against the sender's ({@link FileChecksum}: the
- * whole-file CRC32C alone cannot tell files of one size apart), then publishes it (the store's own
- * verification, which proves the trailer CRC32C matches the content, included). Blocking: run it on
- * the blocking executor. Not instantiable.
+ * size and content CRC32C ({@code FileDigest.of}, which reads the whole file and checks it against
+ * its trailer) against the header (which the {@link ManifestGate} already matched with the
+ * manifest's record) and against the sender's trailer CRC32C, then publishes it (the store's own
+ * verification included). Blocking: run it on the blocking executor. Not instantiable.
  */
 final class ChangeSetRebuild {
   private ChangeSetRebuild() {}
@@ -111,7 +110,7 @@ final class ChangeSetRebuild {
             "rebuild_failed", "rebuilding " + id + " from " + baseId + " failed: " + e);
       }
       FileDigest got = FileDigest.of(staged.path());
-      long content = FileChecksum.of(staged.path());
+      long content = got.crc32c(); // FileDigest.of checked the content against the trailer
       if (got.size() != size || got.crc32c() != expectedCrc || content != d.getContentCrc32C()) {
         throw new NeedFullException(
             "rebuild_mismatch",

@@ -180,7 +180,7 @@ public final class DefaultTransportSender implements TransportSender {
       if (kept.isEmpty()) {
         return Optional.empty();
       }
-      return Optional.of(DeltaOffer.of(kept.get(), FileChecksum.of(file)))
+      return Optional.of(DeltaOffer.of(kept.get(), FileDigest.ofTrailer(file).crc32c()))
           .filter(o -> o.worthIt(id.version(), size));
     } catch (IOException e) {
       LOG.warn("cannot read the change set of {}; sending the file", id, e);

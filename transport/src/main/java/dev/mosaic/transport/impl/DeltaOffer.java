@@ -5,8 +5,8 @@ import java.util.zip.CRC32C;
 
 /**
  * A version offered as a change set: the base version it applies to, the encoded change set (the
- * format's {@code ChangeSet}), its CRC32C, and the trailer CRC32C of the file it rebuilds ({@link
- * FileChecksum}).
+ * format's {@code ChangeSet}), its CRC32C, and the trailer CRC32C of the file it rebuilds (the
+ * partition module's {@code FileDigest.ofTrailer}: the content CRC32C the manifest also records).
  *
  * <p>Thread safety: immutable (the array is never modified once made).
  */
