@@ -255,7 +255,7 @@ public final class LocalCluster implements Closeable {
             s.searchersReady(),
             s.searchers(),
             current,
-            s.partitionsBuilt());
+            latestVersions().size());
     long now = System.nanoTime();
     if (!line.equals(lastWaiting) || now - lastWaitingNanos > TimeUnit.SECONDS.toNanos(5)) {
       lastWaiting = line;
@@ -476,7 +476,7 @@ public final class LocalCluster implements Closeable {
     }
     return new ClusterStatus(
         Duration.ofNanos(System.nanoTime() - startedAtNanos),
-        latest.size(),
+        localIndexes.get(config.defaultIndex().name()).partitionsBuilt(),
         config.defaultIndex().partitions(),
         List.copyOf(dcs.values()),
         ready,

@@ -7,6 +7,7 @@ import dev.mosaic.partition.PartitionManifest;
 import java.io.Closeable;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -104,6 +105,21 @@ final class LocalIndex implements Closeable {
       }
     }
     return out;
+  }
+
+  /**
+   * Partitions with a version recorded at the current schema version, delivered or not: unlike
+   * {@link #latestVersions()} it never drops while a new version of a built partition is on its way
+   * (the manifest keeps one record per partition, unaccepted until a datacenter holds it).
+   */
+  int partitionsBuilt() {
+    Set<Integer> built = new HashSet<>();
+    for (ManifestRecord r : manifest.all()) {
+      if (r.id().schemaVersion() == schemaVersion) {
+        built.add(r.id().partition());
+      }
+    }
+    return built.size();
   }
 
   /** What keeps these searchers from serving this index's latest versions, or empty. */
