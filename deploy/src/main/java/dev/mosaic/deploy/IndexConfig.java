@@ -30,6 +30,7 @@ import java.util.regex.Pattern;
  * @param groupId the consumer group of this index's indexers
  * @param simulate what the feed simulator generates for it: {@code cars}, {@code realty} or {@code
  *     none}
+ * @param feeds where partners put this index's snapshots besides the simulator
  */
 public record IndexConfig(
     String name,
@@ -41,7 +42,8 @@ public record IndexConfig(
     String deadLetterTopic,
     String zkRoot,
     String groupId,
-    String simulate) {
+    String simulate,
+    PartnerFeeds feeds) {
 
   /** What index names may be: they appear in znode paths, directory names and HTTP paths. */
   public static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
@@ -58,6 +60,7 @@ public record IndexConfig(
     Objects.requireNonNull(zkRoot, "zkRoot");
     Objects.requireNonNull(groupId, "groupId");
     Objects.requireNonNull(simulate, "simulate");
+    Objects.requireNonNull(feeds, "feeds");
     if (partitions < 1 || topicPartitions < 1 || topicPartitions > partitions) {
       throw new IllegalArgumentException(
           "index "

@@ -6,6 +6,7 @@ import dev.mosaic.api.schema.BuiltInSchemas;
 import dev.mosaic.api.schema.IndexSchema;
 import dev.mosaic.api.schema.ProtoTypes;
 import dev.mosaic.api.schema.SchemaFileLoader;
+import dev.mosaic.indexer.FeedDirectoryWatcher;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,9 +29,11 @@ import java.util.Set;
  * <p>Keys of a section: {@code name} (required), {@code schema-file} and {@code descriptor-set}
  * (default: the built-in schema of that name and the built-in feed messages), {@code partitions},
  * {@code topic-partitions}, {@code offers-topic}, {@code dead-letter-topic}, {@code
- * zookeeper-root}, {@code group-id}, {@code simulate}; defaults as {@link IndexConfig} says. An
- * unknown key, a duplicate name, or a schema file that does not load is an error naming the index
- * and the key.
+ * zookeeper-root}, {@code group-id}, {@code simulate} (default: the index name for {@code cars} and
+ * {@code realty} without partner feeds, else {@code none}), and the partner feeds ({@link
+ * PartnerFeeds}): {@code feed-directory}, {@code feed-ready}, {@code snapshot-topic}; defaults as
+ * {@link IndexConfig} says. An unknown key, a duplicate name, or a schema file that does not load
+ * is an error naming the index and the key.
  *
  * <p>Thread safety: stateless.
  */
@@ -46,7 +49,10 @@ final class IndexConfigReader {
           "dead-letter-topic",
           "zookeeper-root",
           "group-id",
-          "simulate");
+          "simulate",
+          "feed-directory",
+          "feed-ready",
+          "snapshot-topic");
   private static final Set<String> SIMULATE = Set.of("cars", "realty", "none");
 
   private IndexConfigReader() {}
@@ -110,8 +116,12 @@ final class IndexConfigReader {
         throw new IllegalArgumentException(where + ": index " + name + " is listed twice");
       }
       boolean isDefault = i == 0;
+      PartnerFeeds feeds = feeds(c, where);
       String simulate =
-          string(c, "simulate", SIMULATE.contains(name) && !name.equals("none") ? name : "none");
+          string(
+              c,
+              "simulate",
+              SIMULATE.contains(name) && !name.equals("none") && !feeds.any() ? name : "none");
       if (!SIMULATE.contains(simulate)) {
         throw new IllegalArgumentException(
             where + ": simulate must be one of " + SIMULATE + ", got " + simulate);
@@ -131,7 +141,8 @@ final class IndexConfigReader {
                     "zookeeper-root",
                     isDefault ? zkRoot : (zkRoot.equals("/") ? "" : zkRoot) + "/indexes/" + name),
                 string(c, "group-id", isDefault ? groupId : groupId + "-" + name),
-                simulate));
+                simulate,
+                feeds));
       } catch (ConfigException | IllegalArgumentException e) {
         throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
       }
@@ -145,6 +156,25 @@ final class IndexConfigReader {
     }
     String v = c.getString(key).strip();
     return v.isEmpty() ? fallback : v;
+  }
+
+  private static PartnerFeeds feeds(Config c, String where) {
+    String directory = string(c, "feed-directory", "");
+    String ready = string(c, "feed-ready", "rename");
+    String topic = string(c, "snapshot-topic", "");
+    FeedDirectoryWatcher.ReadySignal signal =
+        switch (ready) {
+          case "rename" -> FeedDirectoryWatcher.ReadySignal.RENAME;
+          case "marker" -> FeedDirectoryWatcher.ReadySignal.MARKER;
+          default ->
+              throw new IllegalArgumentException(
+                  where
+                      + ": feed-ready must be rename (files are renamed into place) or marker (X is"
+                      + " complete once X.ready exists), got "
+                      + ready);
+        };
+    return new PartnerFeeds(
+        directory.isEmpty() ? null : Path.of(directory), signal, topic.isEmpty() ? null : topic);
   }
 
   private static IndexSchema schema(Config c, String name, String where) {

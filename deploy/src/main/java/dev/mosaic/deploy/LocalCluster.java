@@ -718,7 +718,7 @@ public final class LocalCluster implements Closeable {
     }
   }
 
-  /** Creates every index's offers and dead-letter topics when missing. */
+  /** Creates every index's offers, dead-letter and snapshot topics when missing. */
   static final class Topics {
     private Topics() {}
 
@@ -733,6 +733,7 @@ public final class LocalCluster implements Closeable {
               index.topicPartitions(),
               index.deadLetterTopic(),
               config.replicationFactor);
+          IndexFeedLoader.createSnapshotTopic(admin, index, config.replicationFactor);
         }
       }
     }

@@ -4,6 +4,7 @@ import dev.mosaic.format.Schema;
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionManifest;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.Closeable;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,6 +34,7 @@ final class LocalIndex implements Closeable {
 
   private final IndexConfig index;
   private PartitionManifest manifest;
+  private IndexFeedLoader feeds;
   private FeedLoader loader;
   private FeedSimulator simulator;
   private volatile int schemaVersion;
@@ -42,20 +44,18 @@ final class LocalIndex implements Closeable {
     this.schemaVersion = index.schemaVersion();
   }
 
-  /** Watches the manifest, starts the feed loader and generates the simulated partners' feeds. */
+  /**
+   * Watches the manifest, starts the feed loader with its partner feeds ({@link IndexFeedLoader})
+   * and generates the simulated partners' feeds.
+   */
   LocalIndex start(CuratorFramework client, String bootstrapServers, MosaicConfig.Feed feed)
       throws Exception {
     manifest = PartitionManifest.inZooKeeper(client, index.zkRoot());
     manifest.start();
-    loader =
-        FeedLoader.builder()
-            .bootstrapServers(bootstrapServers)
-            .offersTopic(index.offersTopic())
-            .deadLetterTopic(index.deadLetterTopic())
-            .partitions(index.partitions())
-            .schema(index.schema().schema())
-            .build()
-            .start();
+    feeds =
+        IndexFeedLoader.start(
+            index, bootstrapServers, null, "local-cluster", new SimpleMeterRegistry());
+    loader = feeds.loader();
     if (!index.simulate().equals("none")) {
       simulator =
           new FeedSimulator(
@@ -232,7 +232,7 @@ final class LocalIndex implements Closeable {
 
   @Override
   public void close() {
-    for (AutoCloseable c : new AutoCloseable[] {simulator, loader, manifest}) {
+    for (AutoCloseable c : new AutoCloseable[] {simulator, feeds, manifest}) {
       if (c == null) {
         continue;
       }

@@ -2,6 +2,8 @@ package dev.mosaic.deploy;
 
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.transport.NodeIdentity;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -430,9 +432,11 @@ public final class MosaicMain implements Runnable {
       mixinStandardHelpOptions = true,
       description =
           "Diffs partner snapshots into the offers topic: the given snapshot files (serialized"
-              + " mosaic.feed.v1.FeedSnapshot), or, without files, the simulated partners until"
-              + " stopped; with a data directory they pause between two snapshots while the file"
-              + " <data-dir>/feed-loader/pause exists.")
+              + " mosaic.feed.v1.FeedSnapshot), or, without files, until stopped, the index's"
+              + " partner feeds (feed-directory: .jsonl/.pb snapshot files dropped there;"
+              + " snapshot-topic: snapshots on a Kafka topic) and its simulated partners (which,"
+              + " with a data directory, pause between two snapshots while the file"
+              + " <data-dir>/feed-loader/pause exists).")
   static final class FeedLoaderCommand implements Callable<Integer> {
     @Mixin ConfigOptions options;
 
@@ -451,50 +455,83 @@ public final class MosaicMain implements Runnable {
     public Integer call() throws Exception {
       MosaicConfig config = options.load();
       String kafka = requireKafka(config, "feed-loader");
+      IndexConfig index = indexName == null ? config.defaultIndex() : config.index(indexName);
+      boolean simulated = !index.simulate().equals("none");
+      if (snapshots.isEmpty() && !simulated && !index.feeds().any()) {
+        throw new IllegalArgumentException(
+            "index "
+                + index.name()
+                + " has no feed: no simulated partners (simulate = none) and no partner feeds"
+                + " (feed-directory, snapshot-topic in its section of mosaic.indexes); set one,"
+                + " or give snapshot files to load");
+      }
       if (config.createTopics) {
         LocalCluster.Topics.ensure(config, kafka);
       }
-      IndexConfig index = indexName == null ? config.defaultIndex() : config.index(indexName);
-      FeedLoader.Builder b =
-          FeedLoader.builder()
-              .bootstrapServers(kafka)
-              .offersTopic(index.offersTopic())
-              .deadLetterTopic(index.deadLetterTopic())
-              .partitions(index.partitions())
-              .schema(index.schema().schema());
-      if (config.dataDir != null) {
-        b.stateDir(index.beside(config.dataDir.resolve("feed-loader").resolve("state")));
-      }
-      try (FeedLoader loader = b.build().start()) {
-        if (!snapshots.isEmpty()) {
+      Path state =
+          config.dataDir == null
+              ? null
+              : index.beside(config.dataDir.resolve("feed-loader").resolve("state"));
+      MeterRegistry registry = new SimpleMeterRegistry();
+      if (!snapshots.isEmpty()) {
+        try (IndexFeedLoader feeds =
+            IndexFeedLoader.withoutPartnerFeeds(index, kafka, state, registry)) {
           for (Path file : snapshots) {
-            System.out.println(loader.publish(file));
+            System.out.println(feeds.loader().publish(file));
           }
           return 0;
         }
-        if (index.simulate().equals("none")) {
-          throw new IllegalArgumentException(
-              "index "
-                  + index.name()
-                  + " has no simulated feed (simulate = none): give snapshot files to load");
+      }
+      try (IndexFeedLoader feeds =
+          IndexFeedLoader.start(index, kafka, state, "feed-loader", registry)) {
+        FeedLoader loader = feeds.loader();
+        PartnerFeeds partner = index.feeds();
+        if (partner.directory() != null) {
+          System.out.printf(
+              "index %s: loading snapshot files dropped into %s (ready on %s)%n",
+              index.name(),
+              partner.directory().toAbsolutePath(),
+              partner.readySignal().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        if (partner.snapshotTopic() != null) {
+          System.out.printf(
+              "index %s: loading snapshots from topic %s (group %s)%n",
+              index.name(), partner.snapshotTopic(), IndexFeedLoader.snapshotGroup(index));
         }
         FeedSimulator simulator =
-            new FeedSimulator(
-                config.feed,
-                SimulatedListings.of(index.simulate(), config.feed),
-                snapshot -> {
-                  FeedLoader.PublishResult r = loader.publish(snapshot);
-                  return r.upserts() + r.deletes();
-                },
-                Clock.systemUTC());
-        CountDownLatch stopped = stopOnShutdown("feed-loader", simulator);
-        simulator.publishAll();
-        simulator.start();
+            !simulated
+                ? null
+                : new FeedSimulator(
+                    config.feed,
+                    SimulatedListings.of(index.simulate(), config.feed),
+                    snapshot -> {
+                      FeedLoader.PublishResult r = loader.publish(snapshot);
+                      return r.upserts() + r.deletes();
+                    },
+                    Clock.systemUTC());
+        CountDownLatch stopped =
+            simulator == null
+                ? stopOnShutdown("feed-loader", feeds)
+                : stopOnShutdown("feed-loader", simulator, feeds);
+        if (simulator != null) {
+          simulator.publishAll();
+          simulator.start();
+        }
         Duration every = config.local.statusInterval;
         Path pauseFile =
             config.dataDir == null ? null : config.dataDir.resolve("feed-loader").resolve("pause");
         boolean paused = false;
         while (!stopped.await(every.toMillis(), TimeUnit.MILLISECONDS)) {
+          feeds
+              .watcher()
+              .ifPresent(
+                  w ->
+                      System.out.printf(
+                          "feed files: %d loaded, %d refused, %d malformed records%n",
+                          w.filesDone(), w.filesFailed(), w.recordsMalformed()));
+          if (simulator == null) {
+            continue;
+          }
           boolean pause = pauseFile != null && java.nio.file.Files.exists(pauseFile);
           if (pause != paused) {
             paused = pause;

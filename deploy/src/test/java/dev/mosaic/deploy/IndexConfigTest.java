@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.schema.BuiltInSchemas;
+import dev.mosaic.indexer.FeedDirectoryWatcher.ReadySignal;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -98,6 +99,47 @@ class IndexConfigTest {
     assertThatThrownBy(() -> MosaicConfig.withOverrides(Map.of()).index("boats"))
         .hasMessageContaining("boats")
         .hasMessageContaining("[cars]");
+  }
+
+  @Test
+  void partnerFeedsAreReadPerIndexAndTurnTheSimulatorOffUnlessAskedFor() {
+    MosaicConfig c =
+        MosaicConfig.withOverrides(
+            Map.of(
+                "mosaic.indexes",
+                "[{name = cars}, {name = realty, feed-directory = \""
+                    + dir
+                    + "\", feed-ready = marker, snapshot-topic = realty-snapshots}]"));
+    assertThat(c.defaultIndex().feeds()).isEqualTo(PartnerFeeds.NONE);
+    assertThat(c.defaultIndex().simulate()).isEqualTo("cars");
+    IndexConfig realty = c.index("realty");
+    assertThat(realty.feeds())
+        .isEqualTo(new PartnerFeeds(dir, ReadySignal.MARKER, "realty-snapshots"));
+    assertThat(realty.simulate())
+        .as("partner feeds given: no simulated partners")
+        .isEqualTo("none");
+    MosaicConfig both =
+        MosaicConfig.withOverrides(
+            Map.of(
+                "mosaic.indexes",
+                "[{name = realty, simulate = realty, snapshot-topic = realty-snapshots}]"));
+    assertThat(both.defaultIndex().simulate()).isEqualTo("realty");
+    assertThat(both.defaultIndex().feeds().directory()).isNull();
+    assertThat(both.defaultIndex().feeds().readySignal()).isEqualTo(ReadySignal.RENAME);
+  }
+
+  @Test
+  void aFeedReadySignalOtherThanRenameOrMarkerIsRefusedNamingTheIndex() {
+    assertThatThrownBy(
+            () ->
+                MosaicConfig.withOverrides(
+                    Map.of(
+                        "mosaic.indexes",
+                        "[{name = cars}, {name = realty, feed-directory = /tmp/f, feed-ready ="
+                            + " inotify}]")))
+        .hasMessageContaining("realty")
+        .hasMessageContaining("feed-ready must be rename")
+        .hasMessageContaining("got inotify");
   }
 
   @Test

@@ -32,6 +32,19 @@ class MosaicMainTest {
   }
 
   @Test
+  void aFeedLoaderWithNothingToLoadSaysWhichKeysGiveItPartnerFeeds() {
+    CommandRun r =
+        run(
+            "feed-loader",
+            "--set",
+            "mosaic.kafka.bootstrap-servers=127.0.0.1:1",
+            "--set",
+            "mosaic.indexes=[{name = cars, simulate = none}]");
+    assertThat(r.exitCode()).isNotZero();
+    assertThat(r.err()).contains("index cars has no feed", "feed-directory", "snapshot-topic");
+  }
+
+  @Test
   void badOverrideIsRefusedBeforeAnythingStarts() {
     CommandRun r = run("local-cluster", "--set", "mosaic.searcher.nodes-per-dc=0");
     assertThat(r.exitCode()).isNotZero();

@@ -4,6 +4,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
+import dev.mosaic.api.schema.PayloadCheck;
 import dev.mosaic.format.Schema;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -46,8 +47,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Checks.</b> Every offer needs an offer id, a dedup key, the snapshot's partner (or none),
  * and a unique offer id in the snapshot; a new or changed offer must also be within {@link
- * FeedMessageLimits} and map to a document of the schema ({@link OfferDocuments}). An offer failing
- * a check goes to the dead-letter topic with the reason and counts as absent from the snapshot.
+ * FeedMessageLimits}, map to a document of the schema ({@link OfferDocuments}) and pass the {@link
+ * Builder#payloadCheck payload check} (the index's Protobuf descriptor). An offer failing a check
+ * goes to the dead-letter topic with the reason and counts as absent from the snapshot.
  *
  * <p><b>State.</b> With a {@link Builder#stateDir state directory}, each partner's state is written
  * durably ({@link PartnerStateFiles}) once the snapshot is acknowledged by Kafka, then becomes the
@@ -419,7 +421,7 @@ public final class FeedLoader implements AutoCloseable {
       } catch (IllegalArgumentException e) {
         return e.getMessage();
       }
-      return null;
+      return config.payloadCheck().problem(parsed);
     }
 
     private void reject(OfferBytes offer, byte[] value, String reason) {
@@ -555,6 +557,7 @@ public final class FeedLoader implements AutoCloseable {
    * @param stateDir where partners' states are kept, or null for memory only
    * @param feedsTopic a topic of snapshots to follow, or null
    * @param recoveryTimeout how long rebuilding a state from the offers topic may take
+   * @param payloadCheck what new and changed offers' payloads are checked with
    */
   record Config(
       String bootstrapServers,
@@ -570,7 +573,8 @@ public final class FeedLoader implements AutoCloseable {
       Clock clock,
       SnapshotRetry retry,
       FeedMessageLimits limits,
-      Duration recoveryTimeout) {
+      Duration recoveryTimeout,
+      PayloadCheck payloadCheck) {
     Config {
       producerProperties = Map.copyOf(producerProperties);
     }
@@ -585,6 +589,7 @@ public final class FeedLoader implements AutoCloseable {
     private Clock clock = Clock.systemUTC();
     private SnapshotRetry retry = SnapshotRetry.DEFAULT;
     private Duration recoveryTimeout = Duration.ofMinutes(10);
+    private PayloadCheck payloadCheck = PayloadCheck.none();
 
     private Builder() {}
 
@@ -632,6 +637,16 @@ public final class FeedLoader implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Checks every new or changed offer's payload, after the schema's field checks; an offer it
+     * finds a problem with is dead-lettered with that reason (default: {@link PayloadCheck#none()};
+     * {@link PayloadCheck#against} checks payloads against the index's Protobuf descriptor).
+     */
+    public Builder payloadCheck(PayloadCheck check) {
+      this.payloadCheck = Objects.requireNonNull(check);
+      return this;
+    }
+
     /** Overrides one Kafka producer property. */
     public Builder producerProperty(String key, String value) {
       producerProperties.put(key, value);
@@ -674,7 +689,8 @@ public final class FeedLoader implements AutoCloseable {
               clock,
               retry,
               FeedMessageLimits.DEFAULT,
-              recoveryTimeout));
+              recoveryTimeout,
+              payloadCheck));
     }
   }
 }

@@ -75,22 +75,41 @@ public final class OfferTopics {
                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                     Integer.toString(16 << 20)));
     NewTopic dlq = new NewTopic(deadLetterTopic, 1, replicationFactor);
-    for (NewTopic topic : List.of(offers, dlq)) {
-      try {
-        admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof TopicExistsException)) {
-          throw new IllegalStateException(
-              "could not create topic '" + topic.name() + "'", e.getCause());
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted creating topic '" + topic.name() + "'", e);
-      } catch (TimeoutException e) {
-        throw new IllegalStateException("topic '" + topic.name() + "' not created within 30 s", e);
-      }
-    }
+    createIfMissing(admin, offers);
+    createIfMissing(admin, dlq);
     awaitLeaders(admin, List.of(offersTopic, deadLetterTopic), Duration.ofSeconds(30));
+  }
+
+  /**
+   * Creates a topic of partner snapshots (one serialized {@code FeedSnapshot} per record, keyed by
+   * partner id so that one partner's snapshots stay in order) with {@code partitions} partitions
+   * and records of up to 64 MiB, unless it exists.
+   *
+   * @throws IllegalStateException when Kafka refuses or does not answer within 30 s
+   */
+  public static void createSnapshotTopic(
+      Admin admin, String topic, int partitions, short replicationFactor) {
+    createIfMissing(
+        admin,
+        new NewTopic(topic, partitions, replicationFactor)
+            .configs(Map.of(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(64 << 20))));
+    awaitLeaders(admin, List.of(topic), Duration.ofSeconds(30));
+  }
+
+  private static void createIfMissing(Admin admin, NewTopic topic) {
+    try {
+      admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException(
+            "could not create topic '" + topic.name() + "'", e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted creating topic '" + topic.name() + "'", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("topic '" + topic.name() + "' not created within 30 s", e);
+    }
   }
 
   /**

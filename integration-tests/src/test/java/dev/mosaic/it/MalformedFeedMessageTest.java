@@ -16,20 +16,14 @@ import dev.mosaic.indexer.OfferTopics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -124,35 +118,10 @@ class MalformedFeedMessageTest {
   }
 
   private static ConsumerRecord<byte[], byte[]> awaitDeadLetter(LocalCluster cluster, byte[] key) {
-    Properties cp = new Properties();
-    cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-    cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    try (KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> tps =
-          consumer.partitionsFor(cluster.config().deadLetterTopic).stream()
-              .map(i -> new TopicPartition(i.topic(), i.partition()))
-              .toList();
-      consumer.assign(tps);
-      consumer.seekToBeginning(tps);
-      List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>();
-      await("dead letter with key " + new String(key, StandardCharsets.UTF_8))
-          .atMost(Duration.ofSeconds(60))
-          .until(
-              () -> {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                  if (r.key() != null && Arrays.equals(r.key(), key)) {
-                    found.add(r);
-                  }
-                }
-                return !found.isEmpty();
-              });
-      return found.getFirst();
-    }
+    return DeadLetters.awaitKey(cluster.bootstrapServers(), cluster.config().deadLetterTopic, key);
   }
 
   private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
-    Header h = r.headers().lastHeader(name);
-    return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+    return DeadLetters.header(r, name);
   }
 }
