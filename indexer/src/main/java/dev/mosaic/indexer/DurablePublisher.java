@@ -1,14 +1,11 @@
 package dev.mosaic.indexer;
 
-import dev.mosaic.partition.DirectorySync;
 import dev.mosaic.partition.DurableFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -17,11 +14,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Makes written partition files durable off the rebuild threads: forces a complete temporary file,
- * renames it atomically onto its name and forces the directory, on a pool of I/O threads, then runs
- * what must follow durability (recording the version) on the same thread. The fsyncs of one cycle's
- * files thus overlap, and the file system commits concurrent fsyncs together, while the rebuild
- * threads go on merging the next partitions; the directory fsyncs of files renamed at about the
- * same time are one ({@link DirectorySync}, group commit). Each file and its rename are still
+ * renames it atomically onto its name and forces the directory ({@link DurableFiles#publish}), on a
+ * pool of I/O threads, then runs what must follow durability (recording the version) on the same
+ * thread. The fsyncs of one cycle's files thus overlap, and the file system commits concurrent
+ * fsyncs together, while the rebuild threads go on merging the next partitions; each file is still
  * durable before anything that follows it.
  *
  * <p>Lifecycle: {@link #close} or {@link #abandon} once. Thread safety: safe for concurrent use.
@@ -33,7 +29,6 @@ final class DurablePublisher implements AutoCloseable {
   static final int THREADS = 16;
 
   private final ExecutorService io;
-  private final Map<Path, DirectorySync> directories = new ConcurrentHashMap<>();
 
   DurablePublisher(String nodeName) {
     this.io =
@@ -50,20 +45,11 @@ final class DurablePublisher implements AutoCloseable {
     return CompletableFuture.runAsync(
         () -> {
           try {
-            DurableFiles.force(temp);
-            DurableFiles.moveAtomically(temp, target);
-            directories
-                .computeIfAbsent(target.toAbsolutePath().getParent(), DirectorySync::new)
-                .force();
+            DurableFiles.publish(temp, target);
           } catch (IOException e) {
             deleteQuietly(temp);
             deleteQuietly(target);
             throw new UncheckedIOException("publishing " + target + " failed", e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            deleteQuietly(temp);
-            deleteQuietly(target);
-            throw new IllegalStateException("interrupted while publishing " + target, e);
           }
           then.run();
         },
