@@ -4,8 +4,6 @@ import dev.mosaic.api.OfferPartitioning;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Objects;
-import net.jpountz.xxhash.XXHash64;
-import net.jpountz.xxhash.XXHashFactory;
 
 /**
  * How offers are keyed and routed on the offers topic. This is the contract between everything that
@@ -32,7 +30,6 @@ public final class OfferKeys {
   /** The default number of index partitions. */
   public static final int DEFAULT_PARTITIONS = 1024;
 
-  private static final XXHash64 HASH = XXHashFactory.fastestJavaInstance().hash64();
   private static final HexFormat HEX = HexFormat.of();
 
   private OfferKeys() {}
@@ -63,7 +60,7 @@ public final class OfferKeys {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
     }
-    return (int) Long.remainderUnsigned(HASH.hash(bytes, offset, length, 0L), partitions);
+    return (int) Long.remainderUnsigned(XxHash64.hash(bytes, offset, length, 0L), partitions);
   }
 
   /**
@@ -79,17 +76,17 @@ public final class OfferKeys {
   /** xxHash64 (seed 0) of a string's UTF-8 bytes: the offer id hash used in record keys. */
   public static long hash(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    return HASH.hash(b, 0, b.length, 0L);
+    return XxHash64.hash(b, 0, b.length, 0L);
   }
 
   /** xxHash64 (seed 0) of a byte range. */
   public static long hash(byte[] bytes, int offset, int length) {
-    return HASH.hash(bytes, offset, length, 0L);
+    return XxHash64.hash(bytes, offset, length, 0L);
   }
 
   /** xxHash64 of a byte range with a seed (to chain hashes of consecutive ranges). */
   static long hash(byte[] bytes, int offset, int length, long seed) {
-    return HASH.hash(bytes, offset, length, seed);
+    return XxHash64.hash(bytes, offset, length, seed);
   }
 
   /**

@@ -1,8 +1,7 @@
 package dev.mosaic.indexer;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.mosaic.api.OfferDocuments;
-import dev.mosaic.api.feed.Offer;
+import dev.mosaic.api.SerializedOfferDocuments;
 import dev.mosaic.format.ChangeSet;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseUpdate;
@@ -20,11 +19,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes a partition's next file from a {@link PartitionState.Plan} with {@link DatabaseUpdate}:
  * walking the base and the changes in key-hash order, an unchanged offer's document is kept from
- * the base file (carried over encoded, never re-parsed), an upserted offer is parsed and added, a
- * removed one is left out. The output equals a from-scratch build of the same offers in key-hash
- * order. Without a base (before the first file) every offer is added (a full build). A build on a
- * base also keeps its change set beside the file ({@link ChangeSetFile}), which the transport ships
- * instead of the file to receivers holding the base.
+ * the base file (carried over encoded, never re-parsed), an upserted offer is mapped straight from
+ * its bytes ({@link SerializedOfferDocuments}) and added, a removed one is left out. The output
+ * equals a from-scratch build of the same offers in key-hash order. Without a base (before the
+ * first file) every offer is added (a full build). A build on a base also keeps its change set
+ * beside the file ({@link ChangeSetFile}), which the transport ships instead of the file to
+ * receivers holding the base.
  *
  * <p>Stateless; one build per thread.
  */
@@ -116,8 +116,7 @@ final class PartitionBuild {
       }
       int at = -1;
       try {
-        Offer offer = Offer.parseFrom(value);
-        Document document = OfferDocuments.toDocument(schema, offer);
+        Document document = SerializedOfferDocuments.toDocument(schema, value);
         update.add(document);
         if (changes != null) {
           changes.add(document);

@@ -261,7 +261,9 @@ final class PartitionRebuilder {
         LOG.info("partition {} moved to another node while {} was built; not recorded", p, id);
         return false;
       }
-      FileDigest digest = FileDigest.of(file);
+      // the trailer holds the content CRC32C the writer computed; receivers check it while the
+      // bytes stream in, so the file just written is not read again here
+      FileDigest digest = FileDigest.ofTrailer(file);
       PartitionManifest.Recorded r =
           config
               .manifest()

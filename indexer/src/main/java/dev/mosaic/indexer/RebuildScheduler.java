@@ -50,7 +50,8 @@ final class RebuildScheduler implements AutoCloseable {
     ticker =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name(nodeName + "-ticker").daemon().factory());
-    long tick = Math.clamp(debounce.toMillis() / 4, 10, 100);
+    // a batch's rebuilds start at most a tick after its debounce ends
+    long tick = Math.clamp(debounce.toMillis() / 20, 10, 50);
     ticker.scheduleWithFixedDelay(
         () -> {
           try {

@@ -1,7 +1,6 @@
 package dev.mosaic.bench.indexer;
 
-import dev.mosaic.api.OfferDocuments;
-import dev.mosaic.api.feed.Offer;
+import dev.mosaic.api.SerializedOfferDocuments;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
@@ -16,8 +15,9 @@ import java.util.function.Consumer;
  * Partition build rates on one thread, through {@link DatabaseUpdate} as a rebuild uses it:
  *
  * <ul>
- *   <li><b>full build</b>: per partition, parse every stored offer, map it to a document, {@link
- *       DatabaseUpdate#fresh} + add, write the file; documents per second;
+ *   <li><b>full build</b>: per partition, map every stored offer's bytes to a document (as a
+ *       rebuild does, {@link SerializedOfferDocuments}), {@link DatabaseUpdate#fresh} + add, write
+ *       the file; documents per second;
  *   <li><b>merge</b>: per partition, open the full build's file as the base, keep every document
  *       whose offer did not change, add the changed offers (parsed and mapped), write the file;
  *       carried-over documents per second.
@@ -100,7 +100,7 @@ final class BuildThroughput {
   }
 
   private Document document(byte[] offer) throws IOException {
-    return OfferDocuments.toDocument(schema, Offer.parseFrom(offer));
+    return SerializedOfferDocuments.toDocument(schema, offer);
   }
 
   private Path base(int partition) {

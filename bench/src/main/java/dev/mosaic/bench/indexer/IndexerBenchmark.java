@@ -187,12 +187,14 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
           long rebuilt = 0;
           long rebuildsOfChanged = 0;
           long last = t0;
+          long first = Long.MAX_VALUE;
           for (int p : cycle.changedPartitions()) {
             AtomicInteger n = node.rebuildsSinceMark().get(p);
             if (n != null) {
               rebuilt++;
               rebuildsOfChanged += n.get();
               last = Math.max(last, node.lastFileNanos(p));
+              first = Math.min(first, node.lastFileNanos(p));
             }
           }
           long rebuildsOfOthers =
@@ -222,12 +224,16 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               published.stateMillis());
           log(
               "snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
-                  + " partitions); last file %,d ms after the snapshots arrived",
+                  + " partitions); last file %,d ms after the snapshots arrived (first file"
+                  + " %,d ms after: the diff and the %,d ms debounce come before it, the"
+                  + " rebuilds of the cycle's partitions after it)",
               rebuilt,
               cycle.changedPartitions().size(),
               node.files() - filesBefore,
               rebuildsOfOthers,
-              snapshotToFilesMs);
+              snapshotToFilesMs,
+              first == Long.MAX_VALUE ? 0 : (first - t0) / 1_000_000,
+              debounceMillis);
           log("node rebuild timer: %s", node.rebuildTimer());
           System.out.printf(
               "RESULT indexer docs_per_s=%.0f merge_docs_per_s=%.0f state_bytes_per_offer=%.0f"

@@ -1,0 +1,142 @@
+package dev.mosaic.api;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.UnsafeByteOperations;
+import com.google.protobuf.WireFormat;
+import java.io.IOException;
+
+/**
+ * Tells whether serialized bytes of a flat proto3 message are exactly what protobuf-java writes for
+ * the message they parse to: then the bytes can stand for {@code parse(bytes).toByteString()}
+ * without parsing and serializing again. Canonical means: every field known, of its declared wire
+ * type, in ascending field-number order (a repeated field's elements together), no singular field
+ * at its default (zero, empty, false, +0.0), varints (tags, lengths, values) in their shortest
+ * form, {@code int32} negatives sign-extended to ten bytes, booleans as 1, strings valid UTF-8.
+ *
+ * <p>Only messages whose fields are all singular or repeated scalars, strings or bytes, without
+ * oneofs or explicit presence, are checked; {@link #supports} is false for any other (a nested
+ * message, an enum, a map, a packed repeated number), and such bytes are never canonical here.
+ *
+ * <p>Thread safety: immutable after construction, safe from any thread.
+ */
+final class CanonicalMessage {
+  private final FieldDescriptor[] byNumber;
+  private final boolean supported;
+
+  CanonicalMessage(Descriptor type) {
+    int max = 0;
+    boolean ok = true;
+    for (FieldDescriptor f : type.getFields()) {
+      max = Math.max(max, f.getNumber());
+      ok &= supported(f);
+    }
+    this.supported = ok && max <= 1024;
+    this.byNumber = new FieldDescriptor[supported ? max + 1 : 0];
+    if (supported) {
+      for (FieldDescriptor f : type.getFields()) {
+        byNumber[f.getNumber()] = f;
+      }
+    }
+  }
+
+  private static boolean supported(FieldDescriptor f) {
+    if (f.getContainingOneof() != null || f.hasPresence() && !f.isRepeated()) {
+      return false;
+    }
+    return switch (f.getType()) {
+      case STRING, BYTES -> true;
+      case INT32, INT64, BOOL, DOUBLE -> !f.isRepeated(); // repeated numbers are packed
+      default -> false;
+    };
+  }
+
+  /** Whether messages of this type are checked at all. */
+  boolean supports() {
+    return supported;
+  }
+
+  /** Whether {@code bytes[offset, offset + length)} is the canonical encoding of its message. */
+  boolean isCanonical(byte[] bytes, int offset, int length) {
+    if (!supported) {
+      return false;
+    }
+    CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
+    try {
+      int last = 0;
+      while (true) {
+        int before = in.getTotalBytesRead();
+        int tag = in.readTag();
+        if (tag == 0) {
+          return true;
+        }
+        if (in.getTotalBytesRead() - before != CodedOutputStream.computeUInt32SizeNoTag(tag)) {
+          return false;
+        }
+        int number = WireFormat.getTagFieldNumber(tag);
+        FieldDescriptor f = number < byNumber.length ? byNumber[number] : null;
+        if (f == null || number < last || (number == last && !f.isRepeated())) {
+          return false;
+        }
+        last = number;
+        if (!canonicalValue(f, tag, in, bytes, offset)) {
+          return false;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static boolean canonicalValue(
+      FieldDescriptor f, int tag, CodedInputStream in, byte[] bytes, int offset)
+      throws IOException {
+    int wireType = WireFormat.getTagWireType(tag);
+    switch (f.getType()) {
+      case STRING, BYTES -> {
+        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          return false;
+        }
+        int before = in.getTotalBytesRead();
+        int length = in.readRawVarint32();
+        if (length < 0
+            || in.getTotalBytesRead() - before != CodedOutputStream.computeUInt32SizeNoTag(length)
+            || (length == 0 && !f.isRepeated())) {
+          return false;
+        }
+        int start = offset + in.getTotalBytesRead();
+        in.skipRawBytes(length);
+        return f.getType() != FieldDescriptor.Type.STRING || validUtf8(bytes, start, length);
+      }
+      case INT32, INT64, BOOL -> {
+        if (wireType != WireFormat.WIRETYPE_VARINT) {
+          return false;
+        }
+        int before = in.getTotalBytesRead();
+        long value = in.readRawVarint64();
+        if (value == 0
+            || in.getTotalBytesRead() - before != CodedOutputStream.computeUInt64SizeNoTag(value)) {
+          return false;
+        }
+        return switch (f.getType()) {
+          case INT32 -> value == (int) value; // negatives sign-extended
+          case BOOL -> value == 1;
+          default -> true;
+        };
+      }
+      case DOUBLE -> {
+        return wireType == WireFormat.WIRETYPE_FIXED64 && in.readRawLittleEndian64() != 0;
+      }
+      default -> {
+        return false;
+      }
+    }
+  }
+
+  /** Whether the bytes are valid UTF-8 as protobuf checks a string field (no copy). */
+  static boolean validUtf8(byte[] bytes, int start, int length) {
+    return UnsafeByteOperations.unsafeWrap(bytes, start, length).isValidUtf8();
+  }
+}

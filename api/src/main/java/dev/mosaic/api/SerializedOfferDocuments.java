@@ -1,0 +1,321 @@
+package dev.mosaic.api;
+
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.WireFormat;
+import dev.mosaic.api.feed.CarOffer;
+import dev.mosaic.api.feed.FieldValue;
+import dev.mosaic.api.feed.Offer;
+import dev.mosaic.api.feed.RealtyOffer;
+import dev.mosaic.format.Document;
+import dev.mosaic.format.Field;
+import dev.mosaic.format.Schema;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Maps a <em>serialized</em> {@link Offer} to its document, reading the fields straight from the
+ * wire format: no {@code Offer}, {@code FieldValue} or payload message is built, and the payload's
+ * bytes are taken as they stand instead of being parsed and serialized again. The result is always
+ * the document {@code OfferDocuments.toDocument(schema, Offer.parseFrom(bytes))} gives, and so are
+ * the errors: whatever the fast path does not cover exactly — an unknown schema field, a value of
+ * the wrong kind, a repeated payload or oneof member, a payload whose bytes are not what
+ * protobuf-java writes for it ({@link CanonicalMessage}), bytes that do not parse — goes through
+ * that slow path, which throws the precise error.
+ *
+ * <p>Thread safety: stateless (a cache of the last schema's field names, replaced atomically); safe
+ * from any thread.
+ */
+public final class SerializedOfferDocuments {
+  private static final CanonicalMessage CAR = new CanonicalMessage(CarOffer.getDescriptor());
+  private static final CanonicalMessage REALTY = new CanonicalMessage(RealtyOffer.getDescriptor());
+  private static final String CAR_TYPE = CarOffer.getDescriptor().getFullName();
+  private static final String REALTY_TYPE = RealtyOffer.getDescriptor().getFullName();
+
+  /** The last schema's fields and their names' UTF-8 bytes. */
+  private record Names(Schema schema, List<Field> fields, byte[][] utf8) {
+    static Names of(Schema schema) {
+      List<Field> fields = schema.fields();
+      byte[][] utf8 = new byte[fields.size()][];
+      for (int i = 0; i < utf8.length; i++) {
+        utf8[i] = fields.get(i).name().getBytes(StandardCharsets.UTF_8);
+      }
+      return new Names(schema, fields, utf8);
+    }
+
+    Field find(byte[] bytes, int start, int length) {
+      for (int i = 0; i < utf8.length; i++) {
+        byte[] n = utf8[i];
+        if (n.length == length && Arrays.equals(n, 0, length, bytes, start, start + length)) {
+          return fields.get(i);
+        }
+      }
+      return null;
+    }
+  }
+
+  private static volatile Names names;
+
+  private SerializedOfferDocuments() {}
+
+  /** {@link #toDocument(Schema, byte[], int, int)} of the whole array. */
+  public static Document toDocument(Schema schema, byte[] offer)
+      throws InvalidProtocolBufferException {
+    return toDocument(schema, offer, 0, offer.length);
+  }
+
+  /**
+   * The document for the offer serialized in {@code bytes[offset, offset + length)}.
+   *
+   * @throws InvalidProtocolBufferException when the bytes are not an offer
+   * @throws IllegalArgumentException when the offer does not fit the schema, with {@link
+   *     OfferDocuments#toDocument}'s message
+   */
+  public static Document toDocument(Schema schema, byte[] bytes, int offset, int length)
+      throws InvalidProtocolBufferException {
+    Document fast = null;
+    try {
+      fast = fast(schema, bytes, offset, length);
+    } catch (IOException | RuntimeException e) {
+      // not covered exactly: the slow path decides, and names the error
+    }
+    if (fast != null) {
+      return fast;
+    }
+    return OfferDocuments.toDocument(schema, Offer.parser().parseFrom(bytes, offset, length));
+  }
+
+  /** The document, or null when the slow path must decide. */
+  private static Document fast(Schema schema, byte[] bytes, int offset, int length)
+      throws IOException {
+    Names n = names;
+    if (n == null || n.schema() != schema) {
+      n = Names.of(schema);
+      names = n;
+    }
+    Document.Builder document = Document.builder(schema);
+    CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
+    int payloadField = 0;
+    int payloadStart = 0;
+    int payloadLength = 0;
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        break;
+      }
+      int number = WireFormat.getTagFieldNumber(tag);
+      int wireType = WireFormat.getTagWireType(tag);
+      switch (number) {
+        case Offer.PARTNER_ID_FIELD_NUMBER,
+            Offer.OFFER_ID_FIELD_NUMBER,
+            Offer.DEDUP_KEY_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+            return null;
+          }
+          int size = in.readRawVarint32();
+          int start = offset + in.getTotalBytesRead();
+          in.skipRawBytes(size);
+          if (!CanonicalMessage.validUtf8(bytes, start, size)) {
+            return null;
+          }
+        }
+        case Offer.FIELDS_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+            return null;
+          }
+          int size = in.readRawVarint32();
+          int start = offset + in.getTotalBytesRead();
+          in.skipRawBytes(size);
+          if (!addValue(n, document, bytes, start, size)) {
+            return null;
+          }
+        }
+        case Offer.CAR_FIELD_NUMBER, Offer.REALTY_FIELD_NUMBER, Offer.OTHER_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || payloadField != 0) {
+            return null; // a second payload merges or replaces: the parser knows how
+          }
+          payloadField = number;
+          payloadLength = in.readRawVarint32();
+          payloadStart = offset + in.getTotalBytesRead();
+          in.skipRawBytes(payloadLength);
+        }
+        case Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_VARINT) {
+            return null;
+          }
+          in.readRawVarint64();
+        }
+        default -> in.skipField(tag); // unknown fields do not change the document
+      }
+    }
+    byte[] payload = payload(schema, payloadField, bytes, payloadStart, payloadLength);
+    if (payload == null) {
+      return null;
+    }
+    return document.payload(payload).build();
+  }
+
+  /** Adds one serialized {@link FieldValue}; false when the slow path must decide. */
+  private static boolean addValue(
+      Names names, Document.Builder document, byte[] bytes, int start, int size)
+      throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(bytes, start, size);
+    Field field = null;
+    Object value = null;
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        break;
+      }
+      int number = WireFormat.getTagFieldNumber(tag);
+      int wireType = WireFormat.getTagWireType(tag);
+      if (number == FieldValue.NAME_FIELD_NUMBER) {
+        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || field != null) {
+          return false;
+        }
+        int length = in.readRawVarint32();
+        int at = start + in.getTotalBytesRead();
+        in.skipRawBytes(length);
+        field = names.find(bytes, at, length);
+        if (field == null) {
+          return false; // unknown field (or invalid UTF-8): the slow path's error
+        }
+        continue;
+      }
+      if (value != null) {
+        return false; // a second value: the last one wins, the parser knows which
+      }
+      value = value(number, wireType, in, bytes, start);
+      if (value == null) {
+        return false;
+      }
+    }
+    if (field == null || value == null || kind(value) != OfferDocuments.kindOf(field.type())) {
+      return false;
+    }
+    document.add(field.name(), value instanceof TimestampMillis t ? t.millis() : value);
+    return true;
+  }
+
+  /** The Java value of one oneof member, or null for a member this path does not read. */
+  private static Object value(
+      int number, int wireType, CodedInputStream in, byte[] bytes, int start) throws IOException {
+    switch (number) {
+      case FieldValue.INT_VALUE_FIELD_NUMBER,
+          FieldValue.LONG_VALUE_FIELD_NUMBER,
+          FieldValue.BOOL_VALUE_FIELD_NUMBER,
+          FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER -> {
+        if (wireType != WireFormat.WIRETYPE_VARINT) {
+          return null;
+        }
+        long v = in.readRawVarint64();
+        return switch (number) {
+          case FieldValue.INT_VALUE_FIELD_NUMBER -> (int) v;
+          case FieldValue.BOOL_VALUE_FIELD_NUMBER -> v != 0;
+          case FieldValue.LONG_VALUE_FIELD_NUMBER -> v;
+          default -> new TimestampMillis(v);
+        };
+      }
+      case FieldValue.DOUBLE_VALUE_FIELD_NUMBER -> {
+        if (wireType != WireFormat.WIRETYPE_FIXED64) {
+          return null;
+        }
+        return Double.longBitsToDouble(in.readRawLittleEndian64());
+      }
+      case FieldValue.STRING_VALUE_FIELD_NUMBER, FieldValue.BYTES_VALUE_FIELD_NUMBER -> {
+        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+          return null;
+        }
+        int length = in.readRawVarint32();
+        int at = start + in.getTotalBytesRead();
+        in.skipRawBytes(length);
+        if (number == FieldValue.BYTES_VALUE_FIELD_NUMBER) {
+          return Arrays.copyOfRange(bytes, at, at + length);
+        }
+        return CanonicalMessage.validUtf8(bytes, at, length)
+            ? new String(bytes, at, length, StandardCharsets.UTF_8)
+            : null;
+      }
+      default -> {
+        return null;
+      }
+    }
+  }
+
+  /** A TIMESTAMP value until its kind is checked (a LONG and a TIMESTAMP are both longs). */
+  private record TimestampMillis(long millis) {}
+
+  private static FieldValue.ValueCase kind(Object value) {
+    return switch (value) {
+      case Integer i -> FieldValue.ValueCase.INT_VALUE;
+      case Long l -> FieldValue.ValueCase.LONG_VALUE;
+      case Double d -> FieldValue.ValueCase.DOUBLE_VALUE;
+      case Boolean b -> FieldValue.ValueCase.BOOL_VALUE;
+      case String s -> FieldValue.ValueCase.STRING_VALUE;
+      case TimestampMillis t -> FieldValue.ValueCase.TIMESTAMP_MILLIS;
+      case byte[] b -> FieldValue.ValueCase.BYTES_VALUE;
+      default -> FieldValue.ValueCase.VALUE_NOT_SET;
+    };
+  }
+
+  /** The payload's bytes as the slow path gives them, or null when it must decide. */
+  private static byte[] payload(Schema schema, int field, byte[] bytes, int start, int length)
+      throws IOException {
+    String expected = schema.payloadType();
+    switch (field) {
+      case 0 -> {
+        return expected.isEmpty() ? new byte[0] : null;
+      }
+      case Offer.CAR_FIELD_NUMBER, Offer.REALTY_FIELD_NUMBER -> {
+        boolean car = field == Offer.CAR_FIELD_NUMBER;
+        if (!expected.isEmpty() && !expected.equals(car ? CAR_TYPE : REALTY_TYPE)) {
+          return null;
+        }
+        return (car ? CAR : REALTY).isCanonical(bytes, start, length)
+            ? Arrays.copyOfRange(bytes, start, start + length)
+            : null;
+      }
+      default -> {
+        return anyValue(expected, bytes, start, length);
+      }
+    }
+  }
+
+  /** The value of a serialized {@code google.protobuf.Any} of the expected type, or null. */
+  private static byte[] anyValue(String expected, byte[] bytes, int start, int length)
+      throws IOException {
+    CodedInputStream in = CodedInputStream.newInstance(bytes, start, length);
+    String typeUrl = null;
+    byte[] value = null;
+    while (true) {
+      int tag = in.readTag();
+      if (tag == 0) {
+        break;
+      }
+      if (WireFormat.getTagWireType(tag) != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+        return null;
+      }
+      int number = WireFormat.getTagFieldNumber(tag);
+      if (number == 1 && typeUrl == null) {
+        int size = in.readRawVarint32();
+        int at = start + in.getTotalBytesRead();
+        in.skipRawBytes(size);
+        if (!CanonicalMessage.validUtf8(bytes, at, size)) {
+          return null;
+        }
+        typeUrl = new String(bytes, at, size, StandardCharsets.UTF_8);
+      } else if (number == 2 && value == null) {
+        value = in.readByteArray();
+      } else {
+        return null;
+      }
+    }
+    String type = OfferPayload.typeNameOf(typeUrl == null ? "" : typeUrl);
+    if (!expected.isEmpty() && !expected.equals(type)) {
+      return null;
+    }
+    return value == null ? new byte[0] : value;
+  }
+}

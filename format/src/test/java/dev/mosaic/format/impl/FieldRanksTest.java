@@ -1,0 +1,86 @@
+package dev.mosaic.format.impl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The packed ranking of fixed-width values gives what the hashed ranking (the reference) gives. */
+class FieldRanksTest {
+  private static final long SEED = 0xf1e1d_4a2c5L;
+
+  private static DocumentSource source(List<List<byte[]>> docs) {
+    return new DocumentSource() {
+      @Override
+      public int size() {
+        return docs.size();
+      }
+
+      @Override
+      public List<byte[]> values(int doc, int field) {
+        return docs.get(doc);
+      }
+
+      @Override
+      public byte[] payload(int doc) {
+        return new byte[0];
+      }
+    };
+  }
+
+  @Test
+  void packedRanksEqualHashedRanksForRandomFixedWidthValues() {
+    Random random = new Random(SEED);
+    for (int trial = 0; trial < 2_000; trial++) {
+      int width = 1 + random.nextInt(8);
+      int documents = random.nextInt(200);
+      int pool = 1 + random.nextInt(60);
+      int maxValues = random.nextInt(4); // 0..3 values per document
+      List<byte[]> values = new ArrayList<>();
+      for (int i = 0; i < pool; i++) {
+        byte[] v = new byte[width];
+        random.nextBytes(v);
+        if (random.nextInt(4) == 0) {
+          v[0] = (byte) (random.nextBoolean() ? 0 : 0xFF); // extremes of the unsigned order
+        }
+        values.add(v);
+      }
+      List<List<byte[]>> docs = new ArrayList<>();
+      for (int d = 0; d < documents; d++) {
+        int count = maxValues == 1 ? 1 : random.nextInt(maxValues + 1);
+        List<byte[]> mine = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+          mine.add(values.get(random.nextInt(pool)).clone());
+        }
+        docs.add(mine);
+      }
+      DocumentSource source = source(docs);
+      DatabaseWriter.FieldRanks packed = DatabaseWriter.FieldRanks.packed(source, 0, "f");
+      DatabaseWriter.FieldRanks hashed = DatabaseWriter.FieldRanks.hashed(source, 0, "f");
+      if (docs.stream().allMatch(List::isEmpty)) {
+        assertThat(packed).isNull();
+        continue;
+      }
+      assertThat(packed).as("trial %d", trial).isNotNull();
+      assertThat(packed.sorted()).as("trial %d", trial).isDeepEqualTo(hashed.sorted());
+      assertThat(packed.start()).isEqualTo(hashed.start());
+      int used = hashed.start()[documents];
+      assertThat(java.util.Arrays.copyOf(packed.ranks(), used))
+          .isEqualTo(java.util.Arrays.copyOf(hashed.ranks(), used));
+      assertThat(packed.singleValued()).isEqualTo(hashed.singleValued());
+      assertThat(DatabaseWriter.FieldRanks.of(source, 0, "f").sorted())
+          .isDeepEqualTo(packed.sorted());
+    }
+  }
+
+  @Test
+  void valuesOfDifferentWidthsOrWiderThanEightBytesAreNotPacked() {
+    DocumentSource mixed = source(List.of(List.of(new byte[] {1}), List.of(new byte[] {1, 2})));
+    assertThat(DatabaseWriter.FieldRanks.packed(mixed, 0, "f")).isNull();
+    DocumentSource wide = source(List.of(List.of(new byte[9]), List.of(new byte[9])));
+    assertThat(DatabaseWriter.FieldRanks.packed(wide, 0, "f")).isNull();
+    assertThat(DatabaseWriter.FieldRanks.of(mixed, 0, "f").sorted()).hasNumberOfRows(2);
+  }
+}
