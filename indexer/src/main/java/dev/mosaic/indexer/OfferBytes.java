@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import com.dynatrace.hash4j.hashing.HashStream64;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.feed.Offer;
@@ -11,13 +12,12 @@ import java.util.Arrays;
  * One serialized {@link Offer} read in place: where its partner id, offer id and dedup key sit, its
  * observation time, and its <b>fingerprint</b>, without building the message.
  *
- * <p>The fingerprint is xxHash64 over the offer's wire bytes with every {@code partner_id} and
- * {@code observed_at_millis} field left out (the partner is known from the snapshot and the record
- * key; a new observation time alone is no change). The bytes between left-out fields are hashed
- * segment by segment, each seeded with the previous segment's hash, skipping empty segments. {@link
- * #publishedValue} only appends fields that are left out, so the value published on the offers
- * topic has the same fingerprint as the offer in the snapshot: a state rebuilt from the topic
- * compares equal to the snapshot it came from.
+ * <p>The fingerprint is the {@link ContentHash} of the offer's wire bytes with every {@code
+ * partner_id} and {@code observed_at_millis} field left out (the partner is known from the snapshot
+ * and the record key; a new observation time alone is no change): the bytes between left-out fields
+ * are streamed into one hash, as if concatenated. {@link #publishedValue} only appends fields that
+ * are left out, so the value published on the offers topic has the same fingerprint as the offer in
+ * the snapshot: a state rebuilt from the topic compares equal to the snapshot it came from.
  *
  * <p>Scalar fields that occur more than once take the last occurrence, as protobuf parsers do.
  *
@@ -30,6 +30,7 @@ final class OfferBytes {
   private static final int OBSERVED_AT = Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER;
 
   private final WireReader in = new WireReader();
+  private final HashStream64 hash = ContentHash.stream();
   private byte[] buffer;
   private int start;
   private int length;
@@ -55,7 +56,7 @@ final class OfferBytes {
     partnerStart = offerIdStart = dedupKeyStart = start;
     partnerLength = offerIdLength = dedupKeyLength = 0;
     observedAtMillis = 0;
-    long hash = 0;
+    hash.reset();
     int segment = start;
     in.reset(buffer, start, length);
     while (!in.atEnd()) {
@@ -74,7 +75,7 @@ final class OfferBytes {
           in.skipValue(tag);
         }
         if (fieldStart > segment) {
-          hash = OfferKeys.hash(buffer, segment, fieldStart - segment, hash);
+          hash.putBytes(buffer, segment, fieldStart - segment);
         }
         segment = in.position();
       } else if (field == OFFER_ID && delimited) {
@@ -91,9 +92,9 @@ final class OfferBytes {
     }
     int end = start + length;
     if (end > segment) {
-      hash = OfferKeys.hash(buffer, segment, end - segment, hash);
+      hash.putBytes(buffer, segment, end - segment);
     }
-    fingerprint = hash;
+    fingerprint = hash.getAsLong();
     return this;
   }
 

@@ -242,7 +242,7 @@ final class OfferConsumer {
     if (s == null) {
       return; // revoked meanwhile
     }
-    long keyHash = OfferKeys.hash(key, 0, key.length);
+    long keyHash = ContentHash.of(key, 0, key.length);
     boolean changed;
     if (r.value() == null) {
       changed = s.remove(keyHash);

@@ -4,6 +4,8 @@ import dev.mosaic.api.OfferPartitioning;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.Objects;
+import net.jpountz.xxhash.XXHash64;
+import net.jpountz.xxhash.XXHashFactory;
 
 /**
  * How offers are keyed and routed on the offers topic. This is the contract between everything that
@@ -31,6 +33,7 @@ public final class OfferKeys {
   public static final int DEFAULT_PARTITIONS = 1024;
 
   private static final HexFormat HEX = HexFormat.of();
+  private static final XXHash64 XXHASH = XXHashFactory.safeInstance().hash64();
 
   private OfferKeys() {}
 
@@ -60,7 +63,7 @@ public final class OfferKeys {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
     }
-    return (int) Long.remainderUnsigned(XxHash64.hash(bytes, offset, length, 0L), partitions);
+    return (int) Long.remainderUnsigned(XXHASH.hash(bytes, offset, length, 0L), partitions);
   }
 
   /**
@@ -76,17 +79,12 @@ public final class OfferKeys {
   /** xxHash64 (seed 0) of a string's UTF-8 bytes: the offer id hash used in record keys. */
   public static long hash(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    return XxHash64.hash(b, 0, b.length, 0L);
+    return XXHASH.hash(b, 0, b.length, 0L);
   }
 
   /** xxHash64 (seed 0) of a byte range. */
   public static long hash(byte[] bytes, int offset, int length) {
-    return XxHash64.hash(bytes, offset, length, 0L);
-  }
-
-  /** xxHash64 of a byte range with a seed (to chain hashes of consecutive ranges). */
-  static long hash(byte[] bytes, int offset, int length, long seed) {
-    return XxHash64.hash(bytes, offset, length, seed);
+    return XXHASH.hash(bytes, offset, length, 0L);
   }
 
   /**

@@ -132,7 +132,7 @@ final class PartitionBuild {
         }
       }
       outKeys[n] = key;
-      outContents[n] = OfferKeys.hash(value, 0, value.length);
+      outContents[n] = ContentHash.of(value, 0, value.length);
       outLengths[n] = value.length;
       outPositions[n++] = at;
     }

@@ -54,7 +54,7 @@ final class PartitionState {
    * @return false when the same content was already stored (nothing changed)
    */
   synchronized boolean put(long keyHash, byte[] value) {
-    long hash = OfferKeys.hash(value, 0, value.length);
+    long hash = ContentHash.of(value, 0, value.length);
     int i = Arrays.binarySearch(keys, keyHash);
     byte[] changed = changes.get(keyHash);
     boolean present;
@@ -63,7 +63,7 @@ final class PartitionState {
     if (changed != null) {
       present = changed != REMOVED;
       if (present) {
-        currentHash = OfferKeys.hash(changed, 0, changed.length);
+        currentHash = ContentHash.of(changed, 0, changed.length);
         currentLength = changed.length;
       }
     } else {
@@ -101,7 +101,7 @@ final class PartitionState {
     if (changed == REMOVED || (changed == null && i < 0)) {
       return false;
     }
-    long currentHash = changed != null ? OfferKeys.hash(changed, 0, changed.length) : contents[i];
+    long currentHash = changed != null ? ContentHash.of(changed, 0, changed.length) : contents[i];
     fingerprint -= mix(keyHash, currentHash);
     liveBytes -= changed != null ? changed.length : lengths[i];
     size--;
@@ -179,7 +179,7 @@ final class PartitionState {
     int[] at = new int[sorted.length];
     for (int i = 0; i < sorted.length; i++) {
       byte[] v = changes.get(sorted[i]);
-      hashes[i] = OfferKeys.hash(v, 0, v.length);
+      hashes[i] = ContentHash.of(v, 0, v.length);
       sizes[i] = v.length;
       at[i] = i;
     }

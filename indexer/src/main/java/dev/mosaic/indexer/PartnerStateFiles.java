@@ -20,16 +20,18 @@ import java.util.Optional;
  *
  * <p>Format (big-endian): magic {@code "MSFS"}, format version ({@value #VERSION}), partner id (int
  * length + UTF-8), offer count n, n × (offer id hash long, fingerprint long, partition int), then
- * xxHash64 of everything before it. Written durably ({@link DurableFiles}: temporary file, fsync,
- * atomic rename, directory fsync). A file that is truncated, corrupt, of another version or of
- * another partner is refused with an {@link UnreadableStateException} saying which.
+ * the {@link ContentHash} of everything before it. Version 3 moved fingerprints and the checksum to
+ * that hash; a version 2 file is refused like any other version, and the loader rebuilds the
+ * partner's state from the offers topic. Written durably ({@link DurableFiles}: temporary file,
+ * fsync, atomic rename, directory fsync). A file that is truncated, corrupt, of another version or
+ * of another partner is refused with an {@link UnreadableStateException} saying which.
  *
  * <p>Thread safety: stateless apart from the directory; safe for concurrent use on different
  * partners.
  */
 final class PartnerStateFiles {
   static final int MAGIC = 0x4d534653; // "MSFS"
-  static final int VERSION = 2;
+  static final int VERSION = 3;
   private static final int ENTRY_BYTES = 8 + 8;
 
   private final Path dir;
@@ -135,7 +137,7 @@ final class PartnerStateFiles {
         ByteBuffer.allocate(4 + 4 + 4 + id.length + 4 + state.size() * ENTRY_BYTES + 8);
     out.putInt(MAGIC).putInt(VERSION).putInt(id.length).put(id).putInt(state.size());
     state.forEach((offerHash, entry) -> out.putLong(offerHash).putLong(entry));
-    out.putLong(OfferKeys.hash(out.array(), 0, out.position()));
+    out.putLong(ContentHash.of(out.array(), 0, out.position()));
     return out.array();
   }
 
@@ -177,7 +179,7 @@ final class PartnerStateFiles {
               + expected);
     }
     long checksum = ByteBuffer.wrap(bytes, bytes.length - 8, 8).getLong();
-    long actual = OfferKeys.hash(bytes, 0, bytes.length - 8);
+    long actual = ContentHash.of(bytes, 0, bytes.length - 8);
     if (checksum != actual) {
       throw new UnreadableStateException(
           what

@@ -86,11 +86,12 @@ class PartnerStateFilesTest {
         .hasMessageContaining("is corrupt: checksum");
 
     byte[] oldVersion = good.clone();
-    ByteBuffer.wrap(oldVersion).putInt(4, 1);
+    ByteBuffer.wrap(oldVersion).putInt(4, 2);
     Files.write(file, oldVersion);
     assertThatThrownBy(() -> files.read("partner-001"))
         .isInstanceOf(PartnerStateFiles.UnreadableStateException.class)
-        .hasMessageContaining("has format version 1, this loader reads version 2");
+        .hasMessageContaining(
+            "has format version 2, this loader reads version " + PartnerStateFiles.VERSION);
 
     Files.write(file, new byte[] {1, 2, 3});
     assertThatThrownBy(() -> files.read("partner-001"))
