@@ -198,7 +198,7 @@ class StatusPagesBrowserTest {
         .isEqualTo("3 / 4");
 
     // the detail is one click away
-    cells.get(2).click();
+    click(".index[data-index='default'] .cell[data-partition='2']");
     WebElement detail = browser.findElement(By.id("detail"));
     assertThat(detail.getAttribute("data-partition")).isEqualTo("2");
     assertThat(detail.getText()).contains("v2").contains("v1, v2").contains("current");
@@ -228,6 +228,15 @@ class StatusPagesBrowserTest {
                     + " return e ? e.getAttribute('data-points') : '0';",
                 "#" + chart + " polyline.series[data-name='" + series + "']");
     return Integer.parseInt(String.valueOf(n));
+  }
+
+  /**
+   * Clicks the element the selector finds, in one script run (the page redraws every few seconds,
+   * so an element found in one call may be gone by the next).
+   */
+  private static void click(String selector) {
+    ((JavascriptExecutor) browser)
+        .executeScript("document.querySelector(arguments[0]).click();", selector);
   }
 
   /** Waits until the page's body carries the attribute with that value. */
@@ -294,7 +303,7 @@ class StatusPagesBrowserTest {
     assertThat(worst.getAttribute("data-partition")).isEqualTo("2");
 
     // a click on a cell opens the partition across every searcher
-    westCells.get(2).click();
+    click(DEFAULT + " .searcher[data-address='" + base(west) + "'] .cell[data-partition='2']");
     WebElement detail = browser.findElement(By.id("detail"));
     assertThat(detail.getAttribute("data-partition")).isEqualTo("2");
     assertThat(
@@ -317,7 +326,7 @@ class StatusPagesBrowserTest {
     assertThat(tabs.getFirst().getAttribute("class")).contains("selected");
     assertThat(tabs.get(1).getText()).contains("2 / 2 current");
 
-    tabs.get(1).click();
+    click("#index-tabs .index-tab[data-index='realty']");
     awaitBody("data-index", REALTY);
     assertThat(browser.getCurrentUrl()).endsWith("#index=" + REALTY);
     assertThat(browser.findElements(By.cssSelector(".index[data-index='default']"))).isEmpty();

@@ -37,6 +37,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import java.util.regex.Pattern;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
@@ -74,6 +75,7 @@ import org.apache.pekko.http.javadsl.server.Route;
 public final class StatusPages extends AllDirectives implements Closeable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration PEER_TIMEOUT = Duration.ofSeconds(2);
+  private static final Pattern INDEX_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,63}");
   private static final ContentType.NonBinary JAVASCRIPT =
       ContentTypes.create(MediaTypes.APPLICATION_JAVASCRIPT, HttpCharsets.UTF_8);
   private static final ContentType.NonBinary CSS =
@@ -446,7 +448,14 @@ public final class StatusPages extends AllDirectives implements Closeable {
                 if (e != null) {
                   got.indexesError = "cannot read " + address + "/indexes: " + rootCause(e);
                 } else {
-                  body.path("indexes").forEach(i -> names.add(i.asText()));
+                  // a name goes into a URL path: take only plain names
+                  body.path("indexes")
+                      .forEach(
+                          i -> {
+                            if (INDEX_NAME.matcher(i.asText()).matches()) {
+                              names.add(i.asText());
+                            }
+                          });
                   got.indexes = names;
                 }
               }
