@@ -73,6 +73,7 @@ public final class LocalCluster implements Closeable {
   private FeedLoader loader;
   private FeedSimulator simulator;
   private FreshnessProbe probe;
+  private final Map<String, FreshnessProbe> probes = new LinkedHashMap<>();
   private long startedAtNanos;
   private volatile Consumer<String> progress = step -> {};
 
@@ -193,10 +194,20 @@ public final class LocalCluster implements Closeable {
     manifest = main.manifest();
     loader = main.loader();
     simulator = main.simulator();
-    if ("cars".equals(main.config().simulate())) {
-      // the probe lists car offers: it measures the default index when that is a cars index
-      probe = new FreshnessProbe(config.probe, main.sink(), this::runningSearchers);
+    for (LocalIndex index : localIndexes.values()) {
+      // one probe per index of a vertical it can list; probe() is the default index's
+      if (ProbeListings.KINDS.contains(index.config().simulate())) {
+        probes.put(
+            index.name(),
+            new FreshnessProbe(
+                config.probe,
+                index.name(),
+                index.config().simulate(),
+                index.sink(),
+                this::runningSearchers));
+      }
     }
+    probe = probes.get(main.name());
     for (LocalIndex index : localIndexes.values()) {
       FeedSimulator feed = index.simulator();
       if (feed == null) {
@@ -221,9 +232,7 @@ public final class LocalCluster implements Closeable {
           index.simulator().start();
         }
       }
-      if (probe != null) {
-        probe.start();
-      }
+      probes.values().forEach(FreshnessProbe::start);
     }
     step(
         "local cluster ready: %d searchers serve every built partition of %d indexes %s",
@@ -646,6 +655,11 @@ public final class LocalCluster implements Closeable {
     return probe;
   }
 
+  /** The freshness probe of one index, or null when its vertical has none. */
+  public FreshnessProbe probe(String index) {
+    return probes.get(index);
+  }
+
   /** The partition manifest (watched). */
   public PartitionManifest manifest() {
     return manifest;
@@ -673,7 +687,7 @@ public final class LocalCluster implements Closeable {
       return;
     }
     LOG.info("stopping the local cluster");
-    quietly("probe", probe);
+    probes.values().forEach(p -> quietly("probe of " + p.index(), p));
     localIndexes.values().forEach(i -> quietly("index " + i.name(), i));
     List<IndexerRole> is;
     List<SearcherRole> ss;

@@ -2,6 +2,7 @@ package dev.mosaic.deploy;
 
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,14 +14,18 @@ import java.util.concurrent.Callable;
 import org.apache.curator.framework.CuratorFramework;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code schema --index NAME --version S}: makes every searcher registered for an index serve that
  * schema version (rolling a schema change out once complete, or back to the previous version, whose
  * files the stores keep): {@code POST /indexes/<name>/schema?version=S} with the operator token on
- * each searcher found in the index's ZooKeeper registry. A searcher whose store holds no file of
- * that version answers 400 and keeps serving what it served.
+ * each searcher found in the index's ZooKeeper registry, one line per searcher. A searcher whose
+ * store holds no file of that version answers 400 naming the versions it holds and keeps serving
+ * what it served; the command then exits 1. An index not configured, or with no searcher
+ * registered, fails naming it before anything is asked.
  *
  * <p>Thread safety: a command, run once.
  */
@@ -43,6 +48,8 @@ final class SchemaCommand implements Callable<Integer> {
   @Option(names = "--version", paramLabel = "S", required = true, description = "Schema version.")
   int version;
 
+  @Spec CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
     MosaicConfig config = options.load();
@@ -59,12 +66,23 @@ final class SchemaCommand implements Callable<Integer> {
                     new IllegalArgumentException(
                         "no operator token: set mosaic.searcher.admin-token-file or "
                             + config.searcher.adminTokenEnv));
+    PrintWriter out = spec.commandLine().getOut();
     int ok = 0;
     int failed = 0;
     try (CuratorFramework curator = ZooKeeperClients.started(config.zkConnect, config);
         SearcherDiscovery discovery = SearcherDiscovery.watching(curator, index.zkRoot());
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()) {
       discovery.start();
+      if (discovery.byDc().isEmpty()) {
+        throw new IllegalStateException(
+            "no searcher is registered for index "
+                + index.name()
+                + " (ZooKeeper "
+                + config.zkConnect
+                + ", "
+                + index.zkRoot()
+                + "/searchers): nothing switched");
+      }
       for (Map.Entry<String, List<SearcherEndpoint>> dc : discovery.byDc().entrySet()) {
         for (SearcherEndpoint s : dc.getValue()) {
           String url = s.httpAddress() + "/indexes/" + index.name() + "/schema?version=" + version;
@@ -79,15 +97,16 @@ final class SchemaCommand implements Callable<Integer> {
           boolean good = r.statusCode() == 200;
           ok += good ? 1 : 0;
           failed += good ? 0 : 1;
-          System.out.printf(
+          out.printf(
               "%s %s %s: %d %s%n",
               good ? "ok  " : "FAIL", dc.getKey(), s.nodeId(), r.statusCode(), r.body().strip());
         }
       }
     }
-    System.out.printf(
+    out.printf(
         "index %s: %d searchers serve schema version %d, %d failed%n",
         index.name(), ok, version, failed);
+    out.flush();
     return ok > 0 && failed == 0 ? 0 : 1;
   }
 }

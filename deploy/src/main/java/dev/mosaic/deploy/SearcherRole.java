@@ -154,12 +154,12 @@ public final class SearcherRole implements Closeable {
       for (IndexConfig index : config.indexes) {
         TransportNode t = startTransport(index);
         transports.put(index.name(), t);
+        // the status pages measure each index's lag against its manifest
+        node.useManifest(index.name(), t.manifest());
         if (index.isDefault()) {
           transport = t;
         }
       }
-      // the status pages show the default index, measured against its manifest
-      node.useManifest(transport.manifest());
       LOG.info(
           "searcher {} of {} serving http://{}, transport on {}",
           spec.nodeId(),

@@ -1,6 +1,7 @@
 package dev.mosaic.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -59,6 +60,7 @@ class DashboardOnRunningClusterTest {
     o.put("mosaic.searcher.nodes-per-dc", "1");
     o.put("mosaic.searcher.query-threads", "1");
     o.put("mosaic.probe.interval", "500ms");
+    o.put("mosaic.indexes", LocalQueries.indexesValue(List.of("cars", "realty")));
     o.put("mosaic.local.ready-timeout", "120s");
     cluster = new LocalCluster(MosaicConfig.withOverrides(o)).onProgress(PROGRESS::add);
     cluster.start();
@@ -103,6 +105,8 @@ class DashboardOnRunningClusterTest {
 
     // the probe keeps partitions changing: a delivery and a rebuild have happened by now
     cluster.awaitConverged(Duration.ofSeconds(60));
+    // and the probe has timed a change on some searcher (its timer appears on its first sample)
+    await().atMost(Duration.ofSeconds(60)).until(() -> cluster.probe().samples() > 0);
     StringBuilder scrapes = new StringBuilder();
     for (SearcherRole s : cluster.runningSearchers()) {
       scrapes.append(get(s.httpAddress() + "/metrics"));
@@ -131,6 +135,22 @@ class DashboardOnRunningClusterTest {
       }
     }
     assertThat(missing).as("dashboard metrics no running node exports").isEmpty();
+  }
+
+  @Test
+  void eachIndexHasItsFreshnessProbeTimedOnEverySearcher() throws Exception {
+    List<String> all = cluster.runningSearchers().stream().map(SearcherRole::nodeId).toList();
+    for (String index : List.of("cars", "realty")) {
+      FreshnessProbe probe = cluster.probe(index);
+      assertThat(probe.index()).isEqualTo(index);
+      assertThat(probe.measure(Duration.ofSeconds(60)).keySet())
+          .containsExactlyInAnyOrderElementsOf(all);
+    }
+    for (SearcherRole s : cluster.runningSearchers()) {
+      assertThat(get(s.httpAddress() + "/metrics"))
+          .contains("mosaic_probe_freshness_seconds_count{index=\"cars\"}")
+          .contains("mosaic_probe_freshness_seconds_count{index=\"realty\"}");
+    }
   }
 
   @Test

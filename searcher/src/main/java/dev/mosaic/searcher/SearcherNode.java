@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -88,7 +89,7 @@ public final class SearcherNode implements Closeable {
   private boolean ownsSystem;
   private ServerBinding binding;
   private StatusPages pages;
-  private final AtomicReference<PartitionManifest> manifest = new AtomicReference<>();
+  private final Map<String, PartitionManifest> manifests = new ConcurrentHashMap<>();
 
   private SearcherNode(Builder b) {
     this.config = b;
@@ -141,15 +142,12 @@ public final class SearcherNode implements Closeable {
   }
 
   /**
-   * One index's store, generations and search service; its meters carry {@code index=<name>} when
-   * the node was given index names ({@link Builder#indexName}, {@link Builder#index}).
+   * One index's store, generations and search service; its meters carry {@code index=<name>} (the
+   * first index's {@value #DEFAULT_INDEX} when the node was given no name).
    */
   private SearchIndex openIndex(
       Builder b, String name, Path storeDirectory, Integer schemaVersion, PayloadDecoder payloads) {
-    MeterRegistry meters =
-        b.indexName == null && b.extraIndexes.isEmpty()
-            ? registry
-            : IndexMeters.tagged(registry, name == null ? DEFAULT_INDEX : name);
+    MeterRegistry meters = IndexMeters.tagged(registry, name == null ? DEFAULT_INDEX : name);
     PartitionStore store =
         PartitionStore.builder(storeDirectory)
             .keepVersions(b.keepVersions)
@@ -253,25 +251,42 @@ public final class SearcherNode implements Closeable {
 
   /** The operator's pages ({@code /status}, {@code /cluster}) over this node and its peers. */
   private StatusPages statusPages() {
+    List<StatusPages.Index> shown = new ArrayList<>();
+    for (SearchIndex index : indexes.values()) {
+      shown.add(
+          new StatusPages.Index(
+              index.name(),
+              index.generations(),
+              () -> {
+                PartitionManifest m = manifests.get(index.name());
+                return m == null ? null : m.all();
+              }));
+    }
     return new StatusPages(
-        generations,
+        shown,
         registry,
         config.datacenter,
         () -> binding == null ? "" : "http://" + selfHost() + ":" + port(),
         this::peers,
-        () -> {
-          PartitionManifest m = manifest.get();
-          return m == null ? null : m.all();
-        },
         config.statusHistory);
   }
 
   /**
-   * Lets the status pages measure lag against the version manifest (the transport's) rather than
-   * against the newest version held. May be called once the node runs; the manifest stays open.
+   * Lets the status pages measure the first index's lag against its version manifest (the
+   * transport's) rather than against the newest version held. May be called once the node runs; the
+   * manifest stays open.
    */
   public void useManifest(PartitionManifest manifest) {
-    this.manifest.set(Objects.requireNonNull(manifest, "manifest"));
+    useManifest(indexes.keySet().iterator().next(), manifest);
+  }
+
+  /**
+   * As {@link #useManifest(PartitionManifest)} for one index.
+   *
+   * @throws IllegalArgumentException naming the indexes served when there is none of that name
+   */
+  public void useManifest(String index, PartitionManifest manifest) {
+    manifests.put(index(index).name(), Objects.requireNonNull(manifest, "manifest"));
   }
 
   /** The host this node reaches itself on: loopback when bound to every interface. */
@@ -679,8 +694,8 @@ public final class SearcherNode implements Closeable {
 
     /**
      * Names the index of the store directory given to {@link SearcherNode#builder} (default {@value
-     * SearcherNode#DEFAULT_INDEX}): its meters are then tagged {@code index=<name>} and it is also
-     * served under {@code /indexes/<name>/}. Unnamed and alone, its meters carry no index tag.
+     * SearcherNode#DEFAULT_INDEX}): its meters are tagged {@code index=<name>} and it is also
+     * served under {@code /indexes/<name>/}.
      */
     public Builder indexName(String indexName) {
       this.indexName = Objects.requireNonNull(indexName, "indexName");

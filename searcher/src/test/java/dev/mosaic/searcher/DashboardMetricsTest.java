@@ -29,8 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The Grafana dashboard in {@code deploy/grafana} is valid JSON and queries only metrics that
  * exist: searcher metrics must appear in a running searcher's {@code /metrics}; transport counters
  * and timers in a Prometheus scrape of the transport's own {@link TransportMetrics}; the
- * transport's gauges and the indexer's meters (whose nodes need ZooKeeper or Kafka) must be
- * registered under the matching Micrometer name in those modules' sources.
+ * transport's gauges, the indexer's meters (whose nodes need ZooKeeper or Kafka) and the local
+ * cluster's freshness probe timer must be registered under the matching Micrometer name in those
+ * modules' sources.
  */
 class DashboardMetricsTest {
   private static final Path REPO = Path.of("").toAbsolutePath().getParent();
@@ -77,7 +78,10 @@ class DashboardMetricsTest {
     tm.retry("entry");
     String transportScrape = transport.scrape();
     String sources =
-        sources(REPO.resolve("transport/src/main/java"), REPO.resolve("indexer/src/main/java"));
+        sources(
+            REPO.resolve("transport/src/main/java"),
+            REPO.resolve("indexer/src/main/java"),
+            REPO.resolve("deploy/src/main/java"));
 
     List<String> missing = new ArrayList<>();
     for (String metric : referenced) {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
+import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.status.StatusHistory;
 import java.io.File;
 import java.io.IOException;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -34,15 +36,17 @@ import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * Takes the README's screenshots of {@code /status} (of b1) and {@code /cluster} (asked of a1) from
- * a real run: four searchers in two datacenters serving 64 partitions, new versions published every
- * second (each recorded in a version manifest first, then delivered to each searcher after its own
- * delay: one searcher of {@code dc-b} is slow, and one partition stops reaching it), queries
- * running meanwhile. Only runs when {@code -Dmosaic.screenshots=<directory>} is given (see {@code
- * searcher/docs/screenshots.sh}); {@code -Dmosaic.screenshots.seconds} sets the run's length.
+ * a real run: four searchers in two datacenters serving two indexes, {@code cars} of 64 partitions
+ * and {@code realty} of 16, new versions published every second (each recorded in a version
+ * manifest first, then delivered to each searcher after its own delay: one searcher of {@code dc-b}
+ * is slow, and one partition stops reaching it), queries running meanwhile. Only runs when {@code
+ * -Dmosaic.screenshots=<directory>} is given (see {@code searcher/docs/screenshots.sh}); {@code
+ * -Dmosaic.screenshots.seconds} sets the run's length.
  */
 @EnabledIfSystemProperty(named = "mosaic.screenshots", matches = ".+")
 class StatusPagesScreenshots {
   private static final int PARTITIONS = 64;
+  private static final int REALTY_PARTITIONS = 16;
 
   @TempDir Path root;
 
@@ -52,6 +56,7 @@ class StatusPagesScreenshots {
     long seconds = Long.getLong("mosaic.screenshots.seconds", 200);
     Files.createDirectories(out);
     PartitionManifest manifest = PartitionManifest.inMemory();
+    PartitionManifest realtyManifest = PartitionManifest.inMemory();
     StatusHistory.Settings history =
         new StatusHistory.Settings(Duration.ofSeconds(1), (int) Math.min(900, seconds - 10));
     List<SearcherNode> nodes = new ArrayList<>();
@@ -70,7 +75,8 @@ class StatusPagesScreenshots {
     nodes.addFirst(a1);
     // every searcher reads the manifest, as its transport does in a deployment
     for (SearcherNode n : nodes) {
-      n.useManifest(manifest);
+      n.useManifest("cars", manifest);
+      n.useManifest("realty", realtyManifest);
     }
     // queries go to b1, whose status page is shot (its deliveries take a few seconds)
     SearcherNode b1 = nodes.get(2);
@@ -90,6 +96,13 @@ class StatusPagesScreenshots {
         record(manifest, p, v, start - 600_000);
         for (SearcherNode n : nodes) {
           TestFiles.publish(n.store(), p, v);
+        }
+      }
+      for (int p = 0; p < REALTY_PARTITIONS; p++) {
+        long v = start - 900_000 + p;
+        record(realtyManifest, p, v, start - 900_000);
+        for (SearcherNode n : nodes) {
+          TestFiles.publish(n.index("realty").store(), p, v);
         }
       }
       sched.scheduleAtFixedRate(
@@ -115,7 +128,19 @@ class StatusPagesScreenshots {
                   continue;
                 }
                 long d = delay[s] + (delay[s] == 0 ? 0 : random.nextInt((int) delay[s]));
-                sched.schedule(() -> publishQuietly(n, p, v), d, TimeUnit.MILLISECONDS);
+                sched.schedule(() -> publishQuietly(n.store(), p, v), d, TimeUnit.MILLISECONDS);
+              }
+            }
+            // realty changes less often, and reaches every searcher
+            if (random.nextInt(3) == 0) {
+              int p = random.nextInt(REALTY_PARTITIONS);
+              long v = Math.max(lastVersion.get() + 1, System.currentTimeMillis());
+              lastVersion.set(v);
+              record(realtyManifest, p, v, v);
+              for (int s = 0; s < nodes.size(); s++) {
+                ReceivingStore store = nodes.get(s).index("realty").store();
+                long d = delay[s] + (delay[s] == 0 ? 0 : random.nextInt((int) delay[s]));
+                sched.schedule(() -> publishQuietly(store, p, v), d, TimeUnit.MILLISECONDS);
               }
             }
           },
@@ -138,6 +163,8 @@ class StatusPagesScreenshots {
                                 + "\"}}, \"orderBy\":"
                                 + " [\"-version\"], \"limit\": 20}");
                         TestHttp.post("http://127.0.0.1:" + b1.port() + "/count", "{}");
+                        TestHttp.post(
+                            "http://127.0.0.1:" + b1.port() + "/indexes/realty/count", "{}");
                         Thread.sleep(20 + q.nextInt(40)); // pacing the load, not synchronizing
                       } catch (IOException | InterruptedException e) {
                         return;
@@ -157,19 +184,22 @@ class StatusPagesScreenshots {
         browser.get("http://127.0.0.1:" + b1.port() + "/status");
         awaitLoaded(browser);
         shoot(browser, out.resolve("status.png"));
-        browser.manage().window().setSize(new Dimension(1400, 1250));
+        browser.manage().window().setSize(new Dimension(1400, 1650));
         browser.get(base + "/cluster");
         awaitLoaded(browser);
         // the detail of the partition that stopped reaching b2, one click away
-        browser
-            .findElement(
-                By.cssSelector(
-                    ".searcher[data-address='http://127.0.0.1:"
-                        + nodes.get(3).port()
-                        + "'] .cell[data-partition='"
-                        + stuck
-                        + "']"))
-            .click();
+        // in one script run: the page redraws every few seconds, replacing its cells
+        ((JavascriptExecutor) browser)
+            .executeScript(
+                "document.querySelector(arguments[0]).click();",
+                ".index[data-index='cars'] .searcher[data-address='http://127.0.0.1:"
+                    + nodes.get(3).port()
+                    + "'] .cell[data-partition='"
+                    + stuck
+                    + "']");
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !browser.findElements(By.id("detail")).isEmpty());
         shoot(browser, out.resolve("cluster.png"));
         running.set(false);
         queries.join();
@@ -191,6 +221,9 @@ class StatusPagesScreenshots {
     return SearcherNode.builder(Files.createDirectories(root.resolve(name)))
         .port(0)
         .datacenter(name.startsWith("a") ? "dc-a" : "dc-b")
+        .indexName("cars")
+        .index(
+            "realty", Files.createDirectories(root.resolve(name + "-realty")), new PayloadDecoder())
         .statusHistory(history);
   }
 
@@ -204,9 +237,9 @@ class StatusPagesScreenshots {
     }
   }
 
-  private static void publishQuietly(SearcherNode n, int p, long v) {
+  private static void publishQuietly(ReceivingStore store, int p, long v) {
     try {
-      TestFiles.publish(n.store(), p, v);
+      TestFiles.publish(store, p, v);
     } catch (Exception e) {
       // a later version already arrived: the store refuses older ones, as in production
     }

@@ -10,29 +10,34 @@ import java.time.format.DateTimeParseException;
 import java.util.function.Supplier;
 
 /**
- * Takes one {@link StatusSample} of this searcher: freshness and lag from its own grid (one column,
- * see {@code LagGrid}), query rate and latency from the query timers since the previous sample.
+ * Takes one {@link StatusSample} of one index of this searcher: freshness and lag from its own grid
+ * of that index (one column, see {@code LagGrid}), query rate and latency from that index's query
+ * timers since the previous sample.
  *
  * <p>Thread safety: not thread safe; the history's one thread calls it.
  */
 final class NodeSampler {
   private final MeterRegistry registry;
+  private final String index;
   private final Supplier<ObjectNode> selfGrid;
   private final QueryDelta queries = new QueryDelta();
   private long lastNanos;
 
   /**
    * @param registry where the query timers are
-   * @param selfGrid this node's grid, with {@code generationCreatedAt} when a generation is open
+   * @param index the index whose timers are read
+   * @param selfGrid this node's grid of the index, with {@code generationCreatedAt} when a
+   *     generation is open
    */
-  NodeSampler(MeterRegistry registry, Supplier<ObjectNode> selfGrid) {
+  NodeSampler(MeterRegistry registry, String index, Supplier<ObjectNode> selfGrid) {
     this.registry = registry;
+    this.index = index;
     this.selfGrid = selfGrid;
   }
 
   StatusSample sample() {
     long nanos = System.nanoTime();
-    QueryTimers.Totals totals = QueryTimers.read(registry);
+    QueryTimers.Totals totals = QueryTimers.read(registry, index);
     QueryDelta.Interval q =
         queries.next(
             totals.count(),

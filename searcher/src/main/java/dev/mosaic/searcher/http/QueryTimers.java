@@ -1,5 +1,6 @@
 package dev.mosaic.searcher.http;
 
+import dev.mosaic.searcher.IndexMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
@@ -9,8 +10,8 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Every {@code mosaic.searcher.query} timer of a registry merged into one set of cumulative
- * figures.
+ * The {@code mosaic.searcher.query} timers of one index (tagged {@code index=<name>}, see {@code
+ * IndexMeters}) merged into one set of cumulative figures: every endpoint and outcome together.
  *
  * <p>Thread safety: stateless.
  */
@@ -33,12 +34,13 @@ final class QueryTimers {
       double[] upperBoundsSeconds,
       double[] cumulativeCounts) {}
 
-  static Totals read(MeterRegistry registry) {
+  /** The figures of the timers tagged {@code index=<index>}. */
+  static Totals read(MeterRegistry registry, String index) {
     long count = 0;
     double totalSeconds = 0;
     long notOk = 0;
     TreeMap<Double, Double> buckets = new TreeMap<>();
-    for (Timer t : registry.find("mosaic.searcher.query").timers()) {
+    for (Timer t : registry.find("mosaic.searcher.query").tag(IndexMeters.TAG, index).timers()) {
       HistogramSnapshot s = t.takeSnapshot();
       count += s.count();
       totalSeconds += s.total(TimeUnit.SECONDS);

@@ -48,6 +48,17 @@ public final class LagGrid {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
+  /** What the summary's list of the worst cells repeats of each: enough to name and rank it. */
+  private static final List<String> WORST_FIELDS =
+      List.of(
+          "partition",
+          "level",
+          "state",
+          "version",
+          "newestVersion",
+          "versionsBehind",
+          "secondsBehind");
+
   private LagGrid() {}
 
   /**
@@ -222,7 +233,13 @@ public final class LagGrid {
         cell(cell, e.getKey(), e.getValue(), held.get(e.getKey()), now);
         levels[cell.path("level").asInt()]++;
         if (cell.path("level").asInt() > 0) {
-          ObjectNode w = cell.deepCopy();
+          // a reference to the cell, not a second copy of its detail
+          ObjectNode w = JSON.objectNode();
+          for (String f : WORST_FIELDS) {
+            if (cell.has(f)) {
+              w.set(f, cell.get(f));
+            }
+          }
           w.put("datacenter", c.datacenter());
           w.put("address", c.address());
           behind.add(w);
