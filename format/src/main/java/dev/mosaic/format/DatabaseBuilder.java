@@ -34,11 +34,23 @@ public interface DatabaseBuilder {
   DatabaseBuilder add(Document document);
 
   /**
-   * How payloads are stored; {@link PayloadCompression#AUTO} (the default) compresses them in LZ4
-   * blocks when that saves at least 10% of the payload bytes. Compressed payloads make the file
-   * format version 2, which version 1 readers reject.
+   * How payloads are stored; {@link PayloadCompression#AUTO} (the default) compresses them in zstd
+   * blocks with a dictionary trained on the partition's payloads when that saves at least 10% of
+   * the payload bytes. Zstd blocks make the file format version 3, LZ4 blocks version 2; older
+   * readers reject them.
    */
   DatabaseBuilder payloadCompression(PayloadCompression compression);
+
+  /**
+   * Compresses zstd payload blocks with the dictionary of {@code base} instead of training one,
+   * when {@code base} stores its payloads as zstd blocks with one dictionary (otherwise a
+   * dictionary is trained as usual). This is the dictionary {@link DatabaseUpdate#on(Database)}
+   * keeps so that it can copy the base's blocks, so this build writes the bytes of that update.
+   *
+   * @throws IllegalArgumentException when {@code base} is not a database file (a composite or
+   *     wrapper)
+   */
+  DatabaseBuilder payloadDictionaryOf(Database base);
 
   /**
    * Target uncompressed size of one payload block, in bytes (default 8 KiB): blocks are cut by a

@@ -100,11 +100,11 @@ public final class DatabaseMerger {
    * @param inputs number of inputs merged
    * @param documents documents in the result
    * @param sizeInBytes size of the result file
-   * @param formatVersion format version of the result (1 unless it has LZ4 payloads or Bloom
-   *     filters)
-   * @param payloadsCompressed whether the result stores payloads as LZ4 blocks
-   * @param copiedBlocks LZ4 blocks copied from inputs without recompression
-   * @param compressedBlocks LZ4 blocks compressed during the merge
+   * @param formatVersion format version of the result (3 with zstd payloads, 2 with LZ4 payloads or
+   *     Bloom filters)
+   * @param payloadsCompressed whether the result stores payloads as compressed blocks
+   * @param copiedBlocks blocks copied from inputs without recompression
+   * @param compressedBlocks blocks compressed during the merge
    * @param bloomFilters fields with a Bloom filter in the result, in schema order
    * @param elapsedNanos wall time of the merge
    */

@@ -30,7 +30,7 @@ import java.util.Objects;
  *
  * <p>Thread safety: not thread safe; one update per thread. NOTE: the base must stay open until
  * {@link #writeTo(Path)} returns; added documents are kept by reference until the update is
- * dropped. LZ4 payload blocks of the base away from the changes are copied without being
+ * dropped. Compressed payload blocks of the base away from the changes are copied without being
  * decompressed, and the new file's checksum then covers them: open the base with checksum
  * verification ({@code Database.open(file, true)}) when its integrity is in doubt.
  */

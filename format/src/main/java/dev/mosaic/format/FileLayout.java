@@ -8,16 +8,22 @@ import java.util.List;
  * never need it. Immutable.
  *
  * @param segments the file's directory, in file order
- * @param payloadsCompressed whether payloads are stored as LZ4 blocks
- * @param payloadBlockCount number of LZ4 payload blocks (0 for raw payloads)
- * @param payloadBytesStored payload bytes as stored (compressed blocks, or the raw bytes)
+ * @param payloadsCompressed whether payloads are stored as compressed blocks
+ * @param payloadCodec {@code raw}, {@code lz4} (format version 2) or {@code zstd} (blocks with
+ *     dictionaries, version 3)
+ * @param payloadBlockCount number of compressed payload blocks (0 for raw payloads)
+ * @param payloadDictionaryBytes bytes of the zstd dictionaries stored with the blocks (0 otherwise)
+ * @param payloadBytesStored payload bytes as stored (compressed blocks without dictionaries, or the
+ *     raw bytes)
  * @param payloadBytesUncompressed payload bytes before compression
  * @param bloomFilterFields the fields having a Bloom filter, in schema order
  */
 public record FileLayout(
     List<Segment> segments,
     boolean payloadsCompressed,
+    String payloadCodec,
     int payloadBlockCount,
+    long payloadDictionaryBytes,
     long payloadBytesStored,
     long payloadBytesUncompressed,
     List<String> bloomFilterFields) {

@@ -130,8 +130,11 @@ class DatabaseMergeTest {
 
     try (Database merged = Database.open(out, true);
         Database expected = Database.fromBytes(rebuilt)) {
-      assertThat(merged.formatVersion())
-          .isEqualTo(summary.payloadsCompressed() || !summary.bloomFilters().isEmpty() ? 2 : 1);
+      int version =
+          summary.payloadsCompressed()
+              ? (compression == PayloadCompression.LZ4 ? 2 : 3)
+              : (summary.bloomFilters().isEmpty() ? 1 : 2);
+      assertThat(merged.formatVersion()).isEqualTo(version);
       for (String f : summary.bloomFilters()) {
         assertThat(((DatabaseReader) merged).hasBloomFilter(f)).isTrue();
       }

@@ -92,7 +92,7 @@ class PayloadCompressionTest {
     DatabaseReader text =
         (DatabaseReader) Database.fromBytes(builder(documents(random, 500, true)).toByteArray());
     assertThat(text.payloadsCompressed()).as("seed %d", SEED).isTrue();
-    assertThat(text.formatVersion()).isEqualTo(2);
+    assertThat(text.formatVersion()).isEqualTo(3);
     assertThat(text.payloadBytesStored()).isLessThan(text.payloadBytesUncompressed() * 9 / 10);
 
     DatabaseReader noise =

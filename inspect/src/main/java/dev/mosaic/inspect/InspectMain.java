@@ -111,10 +111,17 @@ public final class InspectMain implements Runnable {
           FileLayout layout = db.layout().get();
           out.printf(
               "payloads: %s, %d bytes stored, %d bytes uncompressed%s%n",
-              layout.payloadsCompressed() ? "lz4 blocks" : "raw",
+              layout.payloadsCompressed() ? layout.payloadCodec() + " blocks" : "raw",
               layout.payloadBytesStored(),
               layout.payloadBytesUncompressed(),
-              layout.payloadsCompressed() ? ", " + layout.payloadBlockCount() + " blocks" : "");
+              layout.payloadsCompressed()
+                  ? ", "
+                      + layout.payloadBlockCount()
+                      + " blocks"
+                      + (layout.payloadDictionaryBytes() > 0
+                          ? ", " + layout.payloadDictionaryBytes() + " dictionary bytes"
+                          : "")
+                  : "");
           out.println("segments:");
           for (FileLayout.Segment seg : layout.segments()) {
             out.printf(

@@ -63,11 +63,11 @@ class InspectMainTest {
   void infoPrintsHeaderSchemaAndSegments() {
     assertThat(run("info", file.toString())).isZero();
     assertThat(out)
-        .contains("format version: 2")
+        .contains("format version: 3")
         .contains("documents: 400")
         .contains("payload type: test.Car")
         .contains("price LONG FULL")
-        .contains("payloads: lz4 blocks")
+        .contains("payloads: zstd blocks")
         .containsPattern("bloom +id +offset")
         .containsPattern("payload +- +offset");
   }
@@ -213,7 +213,7 @@ class InspectMainTest {
         .isZero();
     assertThat(out)
         .contains("merged 2 files, 410 documents into " + merged)
-        .contains("format version 2")
+        .contains("format version 3")
         .contains("bloom filters: id");
     assertThat(run("verify", merged.toString())).isZero();
     assertThat(run("query", "-q", "{\"filter\":{\"eq\":{\"mark\":\"volvo\"}}}", merged.toString()))

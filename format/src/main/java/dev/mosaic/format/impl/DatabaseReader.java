@@ -301,14 +301,15 @@ public final class DatabaseReader implements Database {
     }
     int payloadFlags = data.get(INT, base + 4);
     if (payloadFlags != 0
-        && (version < FORMAT_VERSION_2 || payloadFlags != PAYLOAD_FLAG_LZ4_BLOCKS)) {
+        && !(payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS && version >= FORMAT_VERSION_2)
+        && !(payloadFlags == PAYLOAD_FLAG_ZSTD_BLOCKS && version >= FORMAT_VERSION_3)) {
       throw new CorruptDatabaseException(
           source,
           "payload",
           base + 4,
           "unknown payload flags " + payloadFlags + " for format version " + version);
     }
-    if (payloadFlags == PAYLOAD_FLAG_LZ4_BLOCKS) {
+    if (payloadFlags != 0) {
       PayloadBlocks blocks = PayloadBlocks.read(source, data, documents, base, lengths[p]);
       return new DatabaseReader(
           source, data, owned, schema, documents, version, fieldSegments, 0, 0, 0, blocks, blooms);
@@ -521,7 +522,9 @@ public final class DatabaseReader implements Database {
                             seg.kind(), seg.field(), seg.offset(), seg.length()))
                 .toList(),
             payloadsCompressed(),
+            blocks == null ? "raw" : blocks.zstd() ? "zstd" : "lz4",
             payloadBlockCount(),
+            blocks == null ? 0 : blocks.dictionaryBytes(),
             payloadBytesStored(),
             payloadBytesUncompressed(),
             schema.fields().stream()

@@ -41,6 +41,10 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private int builtVersion;
   private PayloadCompression compression = PayloadCompression.AUTO;
   private int blockSize = DEFAULT_BLOCK_SIZE;
+
+  /** The dictionary of {@link #payloadDictionaryOf}, or null to train one. */
+  private PayloadDictionary inheritedDictionary;
+
   private boolean autoBloomFilters = true;
   private boolean fsync = true;
   private final java.util.Set<String> bloomFields = new java.util.HashSet<>();
@@ -97,6 +101,17 @@ public final class DatabaseWriter implements DatabaseBuilder {
   @Override
   public DatabaseBuilder payloadCompression(PayloadCompression compression) {
     this.compression = java.util.Objects.requireNonNull(compression, "compression");
+    built = null;
+    return this;
+  }
+
+  @Override
+  public DatabaseBuilder payloadDictionaryOf(dev.mosaic.format.Database base) {
+    if (!(java.util.Objects.requireNonNull(base, "base") instanceof DatabaseReader reader)) {
+      throw new IllegalArgumentException(
+          "payloadDictionaryOf needs a database file, got " + base.getClass().getSimpleName());
+    }
+    this.inheritedDictionary = PayloadDictionary.inheritedFrom(reader);
     built = null;
     return this;
   }
@@ -287,14 +302,17 @@ public final class DatabaseWriter implements DatabaseBuilder {
       for (var bloom : blooms.entrySet()) {
         list.add(new Segment(KIND_BLOOM, bloom.getKey(), bloom.getValue(), null));
       }
-      builtVersion = formatVersion(payload.compressed, !blooms.isEmpty());
+      builtVersion = formatVersion(payload.compressed, payload.zstd, !blooms.isEmpty());
       built = list;
     }
     return built;
   }
 
   /** The format version a file is written with: the oldest that has the features it uses. */
-  static int formatVersion(boolean compressedPayloads, boolean bloomFilters) {
+  static int formatVersion(boolean compressedPayloads, boolean zstdPayloads, boolean bloomFilters) {
+    if (zstdPayloads) {
+      return FORMAT_VERSION_3;
+    }
     return compressedPayloads || bloomFilters ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
   }
 
@@ -358,7 +376,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
     if (compression == PayloadCompression.NONE || total == 0 || total > Integer.MAX_VALUE) {
       return rawSegment;
     }
-    Segment compressed = compressedPayloadSegment(width);
+    Segment compressed = compressedPayloadSegment(width, total);
     if (compressed == null) {
       return rawSegment; // one payload alone is over the largest block: stored raw
     }
@@ -371,18 +389,38 @@ public final class DatabaseWriter implements DatabaseBuilder {
   }
 
   /**
-   * The LZ4 block layout of the payload segment (format version 2, flags bit 0): logical offsets as
-   * in the raw layout, then each block's first document and compressed offset, then the blocks.
-   * Null when one payload alone is over {@link FileFormat#MAX_PAYLOAD_BLOCK_BYTES}.
+   * The compressed block layout of the payload segment (LZ4: version 2, flags 1; zstd with a
+   * dictionary: version 3, flags 2): logical offsets as in the raw layout, then the block tables
+   * (and dictionaries), then the blocks. Null when one payload alone is over {@link
+   * FileFormat#MAX_PAYLOAD_BLOCK_BYTES}.
    */
-  private Segment compressedPayloadSegment(int width) {
+  private Segment compressedPayloadSegment(int width, long total) {
     int n = source.size();
+    for (int d = 0; d < n; d++) {
+      if (source.payloadLength(d) > MAX_PAYLOAD_BLOCK_BYTES) {
+        return null;
+      }
+    }
+    PayloadBlockTables tables;
+    BlockCompressor compressor;
+    if (compression == PayloadCompression.LZ4) {
+      tables = PayloadBlockTables.lz4();
+      compressor = BlockCompressor.lz4();
+    } else {
+      PayloadDictionary dictionary =
+          inheritedDictionary != null
+              ? inheritedDictionary
+              : PayloadDictionary.train(n, total, source::payload);
+      tables = PayloadBlockTables.zstd(dictionary, 0);
+      compressor = BlockCompressor.zstd(dictionary);
+    }
     List<byte[]> blocks = new ArrayList<>();
     it.unimi.dsi.fastutil.ints.IntArrayList firstDocs =
         new it.unimi.dsi.fastutil.ints.IntArrayList();
     PayloadBlockCutter cutter =
         new PayloadBlockCutter(
             blockSize,
+            compressor,
             (firstDoc, block, length) -> {
               blocks.add(Arrays.copyOf(block, length));
               firstDocs.add(firstDoc);
@@ -390,9 +428,6 @@ public final class DatabaseWriter implements DatabaseBuilder {
     try {
       for (int d = 0; d < n; d++) {
         byte[] p = source.payload(d);
-        if (p.length > MAX_PAYLOAD_BLOCK_BYTES) {
-          return null;
-        }
         cutter.add(d, p, 0, p.length);
       }
       cutter.close();
@@ -400,8 +435,11 @@ public final class DatabaseWriter implements DatabaseBuilder {
       throw new IllegalStateException("cannot happen: blocks are kept in memory", e);
     }
     int k = blocks.size();
-    ByteSink head = new ByteSink(16 + (n + 1) * width + (k + 1) * 12);
-    head.putInt(width).putInt(PAYLOAD_FLAG_LZ4_BLOCKS).putInt(k).putInt(cutter.blockSize());
+    if (tables.zstd()) {
+      tables = PayloadBlockTables.zstd(tables.dictionaries().getFirst(), k);
+    }
+    ByteSink head = new ByteSink((int) tables.headLength(n, width, k));
+    tables.putHeader(head, width, k, cutter.blockSize());
     long offset = 0;
     for (int i = 0; i <= n; i++) {
       if (width == 4) {
@@ -413,19 +451,10 @@ public final class DatabaseWriter implements DatabaseBuilder {
         offset += source.payloadLength(i);
       }
     }
-    for (int b = 0; b < k; b++) {
-      head.putInt(firstDocs.getInt(b));
-    }
-    head.putInt(n);
-    long at = 0;
-    for (int b = 0; b <= k; b++) {
-      head.putLong(at);
-      if (b < k) {
-        at += blocks.get(b).length;
-      }
-    }
+    tables.putTables(head, n, firstDocs, b -> blocks.get(b).length);
     Segment segment = new Segment(KIND_PAYLOAD, NO_FIELD, head, blocks);
     segment.compressed = true;
+    segment.zstd = tables.zstd();
     return segment;
   }
 
@@ -824,6 +853,9 @@ public final class DatabaseWriter implements DatabaseBuilder {
     final Body body;
     final long length;
     boolean compressed;
+
+    /** Compressed payloads stored as zstd blocks (format version 3). */
+    boolean zstd;
 
     Segment(int kind, int field, ByteSink head, List<byte[]> payloads) {
       this.kind = kind;

@@ -21,11 +21,17 @@ final class FileFormat {
   /** Adds LZ4 payload blocks (payload flags bit 0) and Bloom filter segments. */
   static final int FORMAT_VERSION_2 = 2;
 
+  /** Adds zstd payload blocks with dictionaries (payload flags 2). */
+  static final int FORMAT_VERSION_3 = 3;
+
   /** The newest version this code reads. */
-  static final int MAX_FORMAT_VERSION = FORMAT_VERSION_2;
+  static final int MAX_FORMAT_VERSION = FORMAT_VERSION_3;
 
   /** Payload segment flag: payloads stored as LZ4 blocks. */
   static final int PAYLOAD_FLAG_LZ4_BLOCKS = 1;
+
+  /** Payload segment flags value: payloads stored as zstd blocks with dictionaries (version 3). */
+  static final int PAYLOAD_FLAG_ZSTD_BLOCKS = 2;
 
   /**
    * The largest uncompressed LZ4 payload block a writer makes (16 MiB): a block is closed before a

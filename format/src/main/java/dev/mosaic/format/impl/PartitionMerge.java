@@ -24,8 +24,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * Merges partition databases into one file without materializing documents (see {@link
@@ -177,7 +175,9 @@ public final class PartitionMerge {
         PayloadPlan payload = planPayloads();
         segments.add(payload.segment());
         segments.addAll(blooms);
-        int version = DatabaseWriter.formatVersion(payload.compressed, !blooms.isEmpty());
+        int version =
+            DatabaseWriter.formatVersion(
+                payload.compressed, payload.tables.zstd(), !blooms.isEmpty());
         long size = write(segments, version);
         return new DatabaseMerger.Summary(
             output,
@@ -340,7 +340,10 @@ public final class PartitionMerge {
 
     // ----- payloads ------------------------------------------------------------------------------
 
-    /** The payload segment to write: raw, or LZ4 blocks (copied and/or compressed here). */
+    /**
+     * The payload segment to write: raw, or compressed blocks (copied and/or compressed here): zstd
+     * blocks unless {@link PayloadCompression#LZ4} is asked for.
+     */
     PayloadPlan planPayloads() {
       long total = 0;
       for (DatabaseReader input : inputs) {
@@ -348,41 +351,118 @@ public final class PartitionMerge {
       }
       int width = total <= 0xFFFF_FFFFL ? 4 : 8;
       long rawLength = 8 + (long) (documents + 1) * width + total;
-      PayloadPlan raw = new PayloadPlan(false, width, rawLength);
+      PayloadPlan raw = new PayloadPlan(false, width, rawLength, PayloadBlockTables.lz4(), null);
       if (options.compression() == PayloadCompression.NONE
           || total == 0
           || total > Integer.MAX_VALUE
           || largestPayload() > MAX_PAYLOAD_BLOCK_BYTES) {
         return raw;
       }
-      PayloadPlan lz4 = new PayloadPlan(true, width, 0);
-      lz4.blocks(
+      PayloadPlan plan =
+          options.compression() == PayloadCompression.LZ4
+              ? new PayloadPlan(true, width, 0, PayloadBlockTables.lz4(), null)
+              : zstdPlan(width);
+      plan.blocks(
           new BlockSink() {
             @Override
-            public void copied(int firstDoc, MemorySegment block) {
-              lz4.firstDocs.add(firstDoc);
-              lz4.blockLengths.add(block.byteSize());
-              lz4.copiedBlocks++;
+            public void copied(int firstDoc, MemorySegment block, int dictionary) {
+              plan.firstDocs.add(firstDoc);
+              plan.blockLengths.add(block.byteSize());
+              plan.copiedBlocks++;
+              if (plan.tables.zstd()) {
+                plan.tables.blockDictionary().add(dictionary);
+              }
             }
 
             @Override
             public void compressed(int firstDoc, byte[] block, int length) {
-              lz4.firstDocs.add(firstDoc);
-              lz4.blockLengths.add(length);
-              lz4.newBlocks++;
+              plan.firstDocs.add(firstDoc);
+              plan.blockLengths.add(length);
+              plan.newBlocks++;
+              if (plan.tables.zstd()) {
+                plan.tables.blockDictionary().add(plan.reblockDictionary);
+              }
             }
           });
       long blockBytes = 0;
-      for (int b = 0; b < lz4.blockLengths.size(); b++) {
-        blockBytes += lz4.blockLengths.getLong(b);
+      for (int b = 0; b < plan.blockLengths.size(); b++) {
+        blockBytes += plan.blockLengths.getLong(b);
       }
-      int blocks = lz4.firstDocs.size();
-      lz4.length = 16 + (long) (documents + 1) * width + (blocks + 1) * 12L + blockBytes;
+      int blocks = plan.firstDocs.size();
+      plan.length = plan.tables.headLength(documents, width, blocks) + blockBytes;
       if (options.compression() == PayloadCompression.AUTO
-          && lz4.length > rawLength - rawLength / 10) {
+          && plan.length > rawLength - rawLength / 10) {
         return raw;
       }
-      return lz4;
+      return plan;
+    }
+
+    /**
+     * The zstd layout's dictionaries: those of the copied inputs (equal ones once), then one
+     * trained on the payloads that are re-blocked (as the writer trains on a partition's), if any.
+     */
+    private PayloadPlan zstdPlan(int width) {
+      List<PayloadDictionary> dictionaries = new ArrayList<>();
+      IntArrayList reblockedInputs = new IntArrayList();
+      long reblockedBytes = 0;
+      for (int i = 0; i < inputs.size(); i++) {
+        DatabaseReader input = inputs.get(i);
+        PayloadBlocks b = input.payloadBlocks();
+        if (copies(b, true)) {
+          for (int d = 0; d < b.dictionaryCount(); d++) {
+            indexOf(dictionaries, b.dictionary(d));
+          }
+        } else {
+          reblockedInputs.add(i);
+          reblockedBytes += input.payloadBytesUncompressed();
+        }
+      }
+      PayloadDictionary trained = null;
+      int reblockDictionary = -1;
+      if (!reblockedInputs.isEmpty()) {
+        int[] starts = new int[reblockedInputs.size() + 1];
+        for (int r = 0; r < reblockedInputs.size(); r++) {
+          starts[r + 1] = starts[r] + inputs.get(reblockedInputs.getInt(r)).documents();
+        }
+        trained =
+            PayloadDictionary.train(
+                starts[reblockedInputs.size()],
+                reblockedBytes,
+                j -> {
+                  int r = Arrays.binarySearch(starts, j);
+                  r = r >= 0 ? r : -r - 2;
+                  while (starts[r + 1] == j) {
+                    r++; // skip inputs without documents
+                  }
+                  return inputs.get(reblockedInputs.getInt(r)).payloadBytes(j - starts[r]);
+                });
+        reblockDictionary = indexOf(dictionaries, trained);
+      }
+      PayloadPlan plan =
+          new PayloadPlan(
+              true,
+              width,
+              0,
+              new PayloadBlockTables(List.copyOf(dictionaries), new IntArrayList()),
+              trained);
+      plan.reblockDictionary = reblockDictionary;
+      return plan;
+    }
+
+    /** The index of a dictionary with {@code d}'s bytes, added at the end when there is none. */
+    private static int indexOf(List<PayloadDictionary> dictionaries, PayloadDictionary d) {
+      for (int i = 0; i < dictionaries.size(); i++) {
+        if (dictionaries.get(i).sameBytes(d)) {
+          return i;
+        }
+      }
+      dictionaries.add(d);
+      return dictionaries.size() - 1;
+    }
+
+    /** Whether an input's blocks are copied as stored into an output of zstd or LZ4 blocks. */
+    private boolean copies(PayloadBlocks b, boolean zstdOutput) {
+      return b != null && options.copyCompressedBlocks() && b.zstd() == zstdOutput;
     }
 
     /** The largest payload of any input (stored raw when over the largest block). */
@@ -396,8 +476,11 @@ public final class PartitionMerge {
 
     /** Receives the payload blocks of the result in order. */
     interface BlockSink extends PayloadBlockCutter.Sink {
-      /** An input's LZ4 block taken as stored, starting at merged document {@code firstDoc}. */
-      void copied(int firstDoc, MemorySegment block) throws IOException;
+      /**
+       * An input's block taken as stored, starting at merged document {@code firstDoc}, with the
+       * output's dictionary {@code dictionary} (zstd; 0 for LZ4).
+       */
+      void copied(int firstDoc, MemorySegment block, int dictionary) throws IOException;
     }
 
     /** A payload segment layout and how to stream it. */
@@ -405,28 +488,41 @@ public final class PartitionMerge {
       final boolean compressed;
       final int width;
       long length;
+      final PayloadBlockTables tables;
+
+      /** Zstd: the dictionary of re-blocked payloads (null when none or LZ4), and its index. */
+      final PayloadDictionary trained;
+
+      int reblockDictionary = -1;
       final IntArrayList firstDocs = new IntArrayList();
       final it.unimi.dsi.fastutil.longs.LongArrayList blockLengths =
           new it.unimi.dsi.fastutil.longs.LongArrayList();
       int copiedBlocks;
       int newBlocks;
 
-      PayloadPlan(boolean compressed, int width, long length) {
+      PayloadPlan(
+          boolean compressed,
+          int width,
+          long length,
+          PayloadBlockTables tables,
+          PayloadDictionary trained) {
         this.compressed = compressed;
         this.width = width;
         this.length = length;
+        this.tables = tables;
+        this.trained = trained;
       }
 
       DatabaseWriter.Segment segment() {
         int blocks = firstDocs.size();
         ByteSink head =
-            new ByteSink(16 + (documents + 1) * width + (compressed ? (blocks + 1) * 12 : 0));
+            new ByteSink(
+                compressed
+                    ? (int) tables.headLength(documents, width, blocks)
+                    : 8 + (documents + 1) * width);
         if (compressed) {
           // the block rule is recorded only when every block was cut by it
-          head.putInt(width)
-              .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
-              .putInt(blocks)
-              .putInt(copiedBlocks == 0 ? options.blockSize() : 0);
+          tables.putHeader(head, width, blocks, copiedBlocks == 0 ? options.blockSize() : 0);
         } else {
           head.putInt(width).putInt(0);
         }
@@ -441,17 +537,7 @@ public final class PartitionMerge {
         }
         putOffset(head, offset);
         if (compressed) {
-          for (int b = 0; b < blocks; b++) {
-            head.putInt(firstDocs.getInt(b));
-          }
-          head.putInt(documents);
-          long at = 0;
-          for (int b = 0; b <= blocks; b++) {
-            head.putLong(at);
-            if (b < blocks) {
-              at += blockLengths.getLong(b);
-            }
-          }
+          tables.putTables(head, documents, firstDocs, blockLengths::getLong);
         }
         long bodyLength = length - head.size();
         DatabaseWriter.Segment segment =
@@ -462,6 +548,7 @@ public final class PartitionMerge {
                 bodyLength,
                 compressed ? this::writeBlocks : out -> writeRaw(out));
         segment.compressed = compressed;
+        segment.zstd = compressed && tables.zstd();
         return segment;
       }
 
@@ -479,7 +566,8 @@ public final class PartitionMerge {
               int block;
 
               @Override
-              public void copied(int firstDoc, MemorySegment bytes) throws IOException {
+              public void copied(int firstDoc, MemorySegment bytes, int dictionary)
+                  throws IOException {
                 check(bytes.byteSize());
                 out.write(bytes);
               }
@@ -500,19 +588,32 @@ public final class PartitionMerge {
 
       /**
        * The blocks of the result in order: maximal runs of inputs that are not copied are
-       * re-blocked exactly as the writer blocks a database's payloads; LZ4 inputs are copied block
-       * by block when {@link Options#copyCompressedBlocks()}.
+       * re-blocked exactly as the writer blocks a database's payloads; inputs compressed as the
+       * output is are copied block by block when {@link Options#copyCompressedBlocks()}.
        */
       void blocks(BlockSink sink) {
         try {
-          PayloadBlockCutter reblocker = new PayloadBlockCutter(options.blockSize(), sink);
+          PayloadBlockCutter reblocker =
+              new PayloadBlockCutter(
+                  options.blockSize(),
+                  tables.zstd()
+                      ? BlockCompressor.zstd(trained != null ? trained : PayloadDictionary.NONE)
+                      : BlockCompressor.lz4(),
+                  sink);
           for (int i = 0; i < inputs.size(); i++) {
             DatabaseReader input = inputs.get(i);
             PayloadBlocks b = input.payloadBlocks();
-            if (b != null && options.copyCompressedBlocks()) {
+            if (copies(b, tables.zstd())) {
               reblocker.close();
+              int[] dictionaries = new int[b.dictionaryCount()];
+              for (int d = 0; d < dictionaries.length; d++) {
+                dictionaries[d] = indexOf(tables.dictionaries(), b.dictionary(d));
+              }
               for (int k = 0; k < b.blockCount(); k++) {
-                sink.copied(base[i] + b.blockFirstDocument(k), b.compressedBlock(k));
+                sink.copied(
+                    base[i] + b.blockFirstDocument(k),
+                    b.compressedBlock(k),
+                    b.zstd() ? dictionaries[b.blockDictionary(k)] : 0);
               }
               continue;
             }
@@ -581,7 +682,8 @@ public final class PartitionMerge {
       MemorySegment compressed = b.compressedBlock(k);
       long size = to - from;
       if (size < 0
-          || size > 255L * compressed.byteSize() + 64
+          || size > MAX_PAYLOAD_BLOCK_BYTES
+          || (!b.zstd() && size > 255L * compressed.byteSize() + 64)
           || compressed.byteSize() > Integer.MAX_VALUE) {
         throw corrupt(input, k, "claims " + size + " bytes from " + compressed.byteSize());
       }
@@ -592,20 +694,13 @@ public final class PartitionMerge {
       if (decompressedScratch.length < size) {
         decompressedScratch = new byte[(int) Math.max(size, decompressedScratch.length * 2L)];
       }
-      // array to array: the pure-Java decompressor is much slower on direct buffers
+      // array to array: the decompressors are much slower on direct buffers
       MemorySegment.copy(compressed, ValueLayout.JAVA_BYTE, 0, compressedScratch, 0, length);
-      byte[] result = decompressedScratch;
-      LZ4SafeDecompressor decompressor = PayloadBlocks.LZ4.safeDecompressor();
-      int produced;
-      try {
-        produced = decompressor.decompress(compressedScratch, 0, length, result, 0, (int) size);
-      } catch (LZ4Exception e) {
-        throw corrupt(input, k, "cannot decompress: " + e.getMessage());
+      String problem = b.decode(k, compressedScratch, length, decompressedScratch, (int) size);
+      if (problem != null) {
+        throw corrupt(input, k, problem);
       }
-      if (produced != size) {
-        throw corrupt(input, k, "decompressed to " + produced + " bytes, expected " + size);
-      }
-      return result;
+      return decompressedScratch;
     }
 
     private static UncheckedIOException corrupt(DatabaseReader input, int block, String problem) {

@@ -156,7 +156,7 @@ public final class PartitionUpdate {
       DatabaseWriter.Segment payload = new Payloads().segment();
       list.add(payload);
       list.addAll(blooms);
-      version = DatabaseWriter.formatVersion(payload.compressed, !blooms.isEmpty());
+      version = DatabaseWriter.formatVersion(payload.compressed, payload.zstd, !blooms.isEmpty());
       return list;
     }
 
@@ -487,7 +487,7 @@ public final class PartitionUpdate {
 
     // ----- payloads ------------------------------------------------------------------------------
 
-    /** The payload segment: raw, or LZ4 blocks copied from the base where they line up. */
+    /** The payload segment: raw, or zstd blocks copied from the base where they line up. */
     final class Payloads {
       final PayloadBlocks baseBlocks = base.payloadBlocks();
 
@@ -516,29 +516,19 @@ public final class PartitionUpdate {
         if (total == 0 || total > Integer.MAX_VALUE) {
           return raw(width, rawLength);
         }
-        Blocks blocks = blocks();
-        long compressedLength =
-            16 + (long) (n + 1) * width + (blocks.count() + 1) * 12L + blocks.bytes;
+        PayloadDictionary inherited = PayloadDictionary.inheritedFrom(base);
+        PayloadDictionary dictionary =
+            inherited != null ? inherited : PayloadDictionary.train(n, total, this::bytes);
+        Blocks blocks = blocks(dictionary, inherited != null);
+        PayloadBlockTables tables = PayloadBlockTables.zstd(dictionary, blocks.count());
+        long compressedLength = tables.headLength(n, width, blocks.count()) + blocks.bytes;
         if (compressedLength > rawLength - rawLength / 10) {
           return raw(width, rawLength);
         }
-        ByteSink head = new ByteSink(16 + (n + 1) * width + (blocks.count() + 1) * 12);
-        head.putInt(width)
-            .putInt(PAYLOAD_FLAG_LZ4_BLOCKS)
-            .putInt(blocks.count())
-            .putInt(DatabaseWriter.DEFAULT_BLOCK_SIZE);
+        ByteSink head = new ByteSink((int) tables.headLength(n, width, blocks.count()));
+        tables.putHeader(head, width, blocks.count(), DatabaseWriter.DEFAULT_BLOCK_SIZE);
         putOffsets(head, width);
-        for (int b = 0; b < blocks.count(); b++) {
-          head.putInt(blocks.firstDocs.getInt(b));
-        }
-        head.putInt(n);
-        long at = 0;
-        for (int b = 0; b <= blocks.count(); b++) {
-          head.putLong(at);
-          if (b < blocks.count()) {
-            at += blocks.length(b);
-          }
-        }
+        tables.putTables(head, n, blocks.firstDocs, blocks::length);
         DatabaseWriter.Segment segment =
             new DatabaseWriter.Segment(
                 KIND_PAYLOAD,
@@ -557,6 +547,7 @@ public final class PartitionUpdate {
                   }
                 });
         segment.compressed = true;
+        segment.zstd = true;
         return segment;
       }
 
@@ -596,15 +587,19 @@ public final class PartitionUpdate {
             });
       }
 
-      /** The output's blocks, cut by the rule, base blocks copied where they line up. */
-      Blocks blocks() throws IOException {
+      /**
+       * The output's blocks, cut by the rule and compressed with {@code dictionary}; base blocks
+       * are copied where they line up when {@code inherited} (the dictionary is the base's).
+       */
+      Blocks blocks(PayloadDictionary dictionary, boolean inherited) throws IOException {
         Blocks blocks = new Blocks();
         PayloadBlockCutter cutter =
             new PayloadBlockCutter(
                 DatabaseWriter.DEFAULT_BLOCK_SIZE,
+                BlockCompressor.zstd(dictionary),
                 (firstDoc, block, length) ->
                     blocks.compressed(firstDoc, Arrays.copyOf(block, length)));
-        boolean copyable = baseBlocks != null && baseBlocks.blockRule() == cutter.blockSize();
+        boolean copyable = inherited && baseBlocks.blockRule() == cutter.blockSize();
         int lastBaseBlock = copyable ? baseBlocks.blockCount() - 1 : -1;
         int p = 0;
         while (p < n) {

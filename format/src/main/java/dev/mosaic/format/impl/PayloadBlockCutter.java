@@ -4,13 +4,12 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
-import net.jpountz.lz4.LZ4Compressor;
 
 /**
  * Groups consecutive payloads into blocks where the {@link PayloadBlockRule} cuts them and
- * compresses each block with LZ4 (lz4-java's pure-Java safe compressor: the same bytes on every
- * platform). Used by the writer, the merger's re-blocking and {@link PartitionUpdate}, so all cut
- * and compress alike.
+ * compresses each block with a {@link BlockCompressor} (LZ4, or zstd with a dictionary: the same
+ * bytes on every platform). Used by the writer, the merger's re-blocking and {@link
+ * PartitionUpdate}, so all cut and compress alike.
  *
  * <p>Thread safety: not thread safe; one per writing thread.
  */
@@ -25,14 +24,15 @@ final class PayloadBlockCutter {
 
   private final PayloadBlockRule rule;
   private final Sink sink;
-  private final LZ4Compressor compressor = PayloadBlocks.LZ4.fastCompressor();
+  private final BlockCompressor compressor;
   private byte[] buffer;
   private byte[] target = new byte[0];
   private int size;
   private int blockStart = -1;
 
-  PayloadBlockCutter(int blockSize, Sink sink) {
+  PayloadBlockCutter(int blockSize, BlockCompressor compressor, Sink sink) {
     this.rule = new PayloadBlockRule(blockSize);
+    this.compressor = compressor;
     this.sink = sink;
     this.buffer = new byte[Math.min(blockSize, 1 << 20) * 2 + 1024];
   }
@@ -94,7 +94,7 @@ final class PayloadBlockCutter {
     if (target.length < max) {
       target = new byte[max];
     }
-    int len = compressor.compress(buffer, 0, size, target, 0, target.length);
+    int len = compressor.compress(buffer, size, target);
     sink.compressed(blockStart, target, len);
     blockStart = -1;
     size = 0;

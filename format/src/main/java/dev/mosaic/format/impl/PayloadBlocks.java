@@ -8,13 +8,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jpountz.lz4.LZ4Exception;
 import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Reads payloads stored as LZ4 blocks (format version 2): finds a document's block by binary search
- * over the blocks' first documents, decompresses the block into a per-thread buffer (one block per
- * thread is kept, so consecutive reads from the same block decompress once) and copies the payload
- * out.
+ * Reads payloads stored as LZ4 blocks (format version 2) or as zstd blocks with dictionaries
+ * (version 3): finds a document's block by binary search over the blocks' first documents,
+ * decompresses the block into a per-thread buffer (one block per thread is kept, so consecutive
+ * reads from the same block decompress once) and copies the payload out.
  *
  * <p>Thread safety: immutable; safe for concurrent use. NOTE: each thread that reads compressed
  * payloads keeps one decompressed block of at most {@link #RETAINED_BUFFER_BYTES} until it reads
@@ -47,6 +46,13 @@ final class PayloadBlocks {
   private final long blockData;
   private final int blockRule;
 
+  /** Zstd only: the dictionaries, created from the mapping when first used; null for LZ4. */
+  private final PayloadDictionary[] dictionaries;
+
+  private final long blockDictionaries;
+  private final long dictionaryOffsets;
+  private final long dictionaryData;
+
   private PayloadBlocks(
       String source,
       MemorySegment data,
@@ -57,8 +63,16 @@ final class PayloadBlocks {
       long firstDocs,
       long blockOffsets,
       long blockData,
-      int blockRule) {
+      int blockRule,
+      int dictionaryCount,
+      long blockDictionaries,
+      long dictionaryOffsets,
+      long dictionaryData) {
     this.source = source;
+    this.dictionaries = dictionaryCount < 0 ? null : new PayloadDictionary[dictionaryCount];
+    this.blockDictionaries = blockDictionaries;
+    this.dictionaryOffsets = dictionaryOffsets;
+    this.dictionaryData = dictionaryData;
     this.blockRule = blockRule;
     this.data = data;
     this.documents = documents;
@@ -79,6 +93,7 @@ final class PayloadBlocks {
       throw new CorruptDatabaseException(source, "payload", base, "payload segment too short");
     }
     int width = data.get(INT, base);
+    boolean zstd = data.get(INT, base + 4) == PAYLOAD_FLAG_ZSTD_BLOCKS;
     long blocks = data.get(INT, base + 8) & 0xFFFF_FFFFL;
     long logical = base + 16;
     long firstDocs = logical + (long) width * (documents + 1L);
@@ -89,6 +104,46 @@ final class PayloadBlocks {
           source, "payload", base, "bad compressed payload tables (" + blocks + " blocks)");
     }
     int k = (int) blocks;
+    int dictionaryCount = -1;
+    long blockDictionaries = 0;
+    long dictionaryOffsets = 0;
+    long dictionaryData = 0;
+    if (zstd) {
+      long counts = blockData;
+      if (counts + 8 > end) {
+        throw new CorruptDatabaseException(
+            source, "payload", counts, "payload dictionary table missing");
+      }
+      long d = data.get(INT, counts) & 0xFFFF_FFFFL;
+      blockDictionaries = counts + 8;
+      dictionaryOffsets = blockDictionaries + 4L * k;
+      dictionaryData = dictionaryOffsets + 8L * (d + 1);
+      if (d > k || dictionaryData > end) {
+        throw new CorruptDatabaseException(
+            source, "payload", counts, "bad payload dictionary table (" + d + " dictionaries)");
+      }
+      dictionaryCount = (int) d;
+      long previous = 0;
+      for (int i = 0; i <= dictionaryCount; i++) {
+        long at = data.get(LONG, dictionaryOffsets + 8L * i);
+        if (at < previous || (i == 0 && at != 0) || dictionaryData + at > end) {
+          throw new CorruptDatabaseException(
+              source, "payload", dictionaryOffsets + 8L * i, "bad payload dictionary offset " + i);
+        }
+        previous = at;
+      }
+      for (int b = 0; b < k; b++) {
+        int dictionary = data.get(INT, blockDictionaries + 4L * b);
+        if (dictionary < 0 || dictionary >= dictionaryCount) {
+          throw new CorruptDatabaseException(
+              source,
+              "payload",
+              blockDictionaries + 4L * b,
+              "payload block " + b + " names dictionary " + dictionary + " of " + dictionaryCount);
+        }
+      }
+      blockData = dictionaryData + previous;
+    }
     PayloadBlocks result =
         new PayloadBlocks(
             source,
@@ -100,7 +155,11 @@ final class PayloadBlocks {
             firstDocs,
             blockOffsets,
             blockData,
-            data.get(INT, base + 12));
+            data.get(INT, base + 12),
+            dictionaryCount,
+            blockDictionaries,
+            dictionaryOffsets,
+            dictionaryData);
     int previousDoc = -1;
     long previousAt = 0;
     for (int b = 0; b <= k; b++) {
@@ -154,6 +213,41 @@ final class PayloadBlocks {
     return blockRule;
   }
 
+  /** Whether the blocks are zstd frames with dictionaries (format version 3). */
+  boolean zstd() {
+    return dictionaries != null;
+  }
+
+  /** Number of zstd dictionaries (0 for LZ4 blocks). */
+  int dictionaryCount() {
+    return dictionaries == null ? 0 : dictionaries.length;
+  }
+
+  /** The dictionary of block {@code block} (zstd blocks only). */
+  int blockDictionary(int block) {
+    return data.get(INT, blockDictionaries + 4L * block);
+  }
+
+  /** Zstd dictionary {@code i}, created from the mapping on first use (benign race: equal). */
+  PayloadDictionary dictionary(int i) {
+    PayloadDictionary d = dictionaries[i];
+    if (d == null) {
+      long from = data.get(LONG, dictionaryOffsets + 8L * i);
+      long to = data.get(LONG, dictionaryOffsets + 8L * i + 8);
+      d =
+          new PayloadDictionary(
+              data.asSlice(dictionaryData + from, to - from)
+                  .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+      dictionaries[i] = d;
+    }
+    return d;
+  }
+
+  /** Total bytes of the zstd dictionaries stored (0 for LZ4 blocks). */
+  long dictionaryBytes() {
+    return dictionaries == null ? 0 : data.get(LONG, dictionaryOffsets + 8L * dictionaries.length);
+  }
+
   /** Total compressed bytes of the blocks. */
   long compressedBytes() {
     return data.get(LONG, blockOffsets + 8L * blockCount);
@@ -169,7 +263,7 @@ final class PayloadBlocks {
     return data.get(INT, firstDocs + 4L * block);
   }
 
-  /** The LZ4 bytes of one block, as stored (used by {@link PartitionMerge} to copy blocks). */
+  /** The bytes of one block, as stored (used by {@link PartitionMerge} to copy blocks). */
   MemorySegment compressedBlock(int block) {
     long at = data.get(LONG, blockOffsets + 8L * block);
     return data.asSlice(blockData + at, data.get(LONG, blockOffsets + 8L * block + 8) - at);
@@ -270,7 +364,9 @@ final class PayloadBlocks {
     long at = data.get(LONG, blockOffsets + 8L * block);
     long compressedLength = data.get(LONG, blockOffsets + 8L * block + 8) - at;
     // LZ4 expands at most about 255-fold: a larger claimed size is damage, not data to allocate
-    if (size < 0 || size > 255L * compressedLength + 64 || compressedLength > Integer.MAX_VALUE) {
+    if (size < 0
+        || (!zstd() && size > 255L * compressedLength + 64)
+        || compressedLength > Integer.MAX_VALUE) {
       throw corrupt(
           block, "claims " + size + " bytes from " + compressedLength + " compressed bytes");
     }
@@ -281,37 +377,46 @@ final class PayloadBlocks {
                   Math.max(size, cache.buffer.length * 2), Math.max(size, RETAINED_BUFFER_BYTES))];
     }
     cache.owner = 0;
-    LZ4SafeDecompressor decompressor = LZ4.safeDecompressor();
-    int produced;
-    try {
-      // Copy the compressed block to the heap first: the decompressor's array path is several
-      // times faster than its ByteBuffer path over a mapping.
-      if (cache.compressed.length < compressedLength) {
-        cache.compressed =
-            new byte
-                [(int)
-                    Math.min(
-                        Math.max(compressedLength, cache.compressed.length * 2L),
-                        Math.max(compressedLength, RETAINED_BUFFER_BYTES))];
-      }
-      MemorySegment.copy(
-          data,
-          java.lang.foreign.ValueLayout.JAVA_BYTE,
-          blockData + at,
-          cache.compressed,
-          0,
-          (int) compressedLength);
-      produced =
-          decompressor.decompress(
-              cache.compressed, 0, (int) compressedLength, cache.buffer, 0, size);
-    } catch (LZ4Exception e) {
-      throw corrupt(block, "cannot decompress: " + e.getMessage());
+    // Copy the compressed block to the heap first: the decompressors' array paths are several
+    // times faster than their ByteBuffer paths over a mapping.
+    if (cache.compressed.length < compressedLength) {
+      cache.compressed =
+          new byte
+              [(int)
+                  Math.min(
+                      Math.max(compressedLength, cache.compressed.length * 2L),
+                      Math.max(compressedLength, RETAINED_BUFFER_BYTES))];
     }
-    if (produced != size) {
-      throw corrupt(block, "decompressed to " + produced + " bytes, expected " + size);
+    MemorySegment.copy(
+        data,
+        java.lang.foreign.ValueLayout.JAVA_BYTE,
+        blockData + at,
+        cache.compressed,
+        0,
+        (int) compressedLength);
+    String problem = decode(block, cache.compressed, (int) compressedLength, cache.buffer, size);
+    if (problem != null) {
+      throw corrupt(block, problem);
     }
     cache.owner = id;
     cache.block = block;
+  }
+
+  /**
+   * Decompresses block {@code block}, whose stored bytes are {@code src[0, length)}, into {@code
+   * dst[0, size)}; returns null, or what is wrong with the block.
+   */
+  String decode(int block, byte[] src, int length, byte[] dst, int size) {
+    if (zstd()) {
+      return dictionary(blockDictionary(block)).decompress(src, length, dst, size);
+    }
+    long produced;
+    try {
+      produced = LZ4.safeDecompressor().decompress(src, 0, length, dst, 0, size);
+    } catch (LZ4Exception e) {
+      return "cannot decompress: " + e.getMessage();
+    }
+    return produced == size ? null : "decompressed to " + produced + " bytes, expected " + size;
   }
 
   private UncheckedIOException corrupt(int block, String problem) {
