@@ -29,9 +29,10 @@ import java.util.function.LongSupplier;
  *       count).
  * </ul>
  *
- * Besides, per cycle: how long reopens were held back by the unmapper ({@code
- * mosaic.searcher.reopen.throttled}), and the arena closes and their time ({@code
- * mosaic.searcher.unmap}).
+ * Besides, per cycle: the mean time of one rebuild (rebuild, write and record) and of one entry and
+ * one relay delivery ({@code mosaic.transport.delivery.latency}), how long reopens were held back
+ * by the unmapper ({@code mosaic.searcher.reopen.throttled}), and the arena closes and their time
+ * ({@code mosaic.searcher.unmap}).
  *
  * <p>Thread safety: {@link #start} and {@link #stop} from one thread; the sampler is internal.
  */
@@ -41,6 +42,8 @@ final class StageClock {
 
   private final Map<String, LongSupplier> probes = new LinkedHashMap<>();
   private final Collection<MeterRegistry> searchers;
+  private final Collection<MeterRegistry> indexers;
+  private final Collection<MeterRegistry> senders;
   private final long pollNanos;
 
   /**
@@ -57,6 +60,8 @@ final class StageClock {
       LongSupplier stored,
       int pollMillis) {
     this.searchers = List.copyOf(searchers);
+    this.indexers = List.copyOf(indexers);
+    this.senders = List.copyOf(senders);
     this.pollNanos = TimeUnit.MILLISECONDS.toNanos(pollMillis);
     probes.put("rebuilt", () -> timerCount(indexers, "mosaic.indexer.rebuild.duration"));
     probes.put("entry", () -> deliveries(senders, "entry"));
@@ -71,6 +76,8 @@ final class StageClock {
    * @param firstMillis per stage, when its counter first grew (-1: never)
    * @param lastMillis per stage, when its counter last grew before the end (-1: never)
    * @param counts per stage, how much its counter grew
+   * @param meanMillis mean time of one rebuild ({@code rebuild}), entry delivery ({@code entry})
+   *     and relay ({@code relay}) in the cycle
    * @param throttledMillis total time reopens were held back by the unmapper
    * @param unmaps arena closes
    * @param unmapMillis their total time
@@ -79,6 +86,7 @@ final class StageClock {
       Map<String, Long> firstMillis,
       Map<String, Long> lastMillis,
       Map<String, Long> counts,
+      Map<String, Long> meanMillis,
       long throttledMillis,
       long unmaps,
       long unmapMillis) {
@@ -96,6 +104,7 @@ final class StageClock {
                 lastMillis.get(s),
                 counts.get(s)));
       }
+      meanMillis.forEach((k, v) -> b.append(' ').append(k).append("_mean_ms=").append(v));
       b.append(
           String.format(
               Locale.ROOT,
@@ -114,6 +123,7 @@ final class StageClock {
     private final long[] previous;
     private final long[] first;
     private final long[] last;
+    private final Map<String, long[]> meansBefore = new LinkedHashMap<>();
     private final long throttledBefore;
     private final long unmapsBefore;
     private final long unmapNanosBefore;
@@ -134,6 +144,7 @@ final class StageClock {
         first[i] = -1;
         last[i] = -1;
       }
+      means().forEach((k, v) -> meansBefore.put(k, v));
       throttledBefore = timerNanos(searchers, "mosaic.searcher.reopen.throttled");
       unmapsBefore = timerCount(searchers, "mosaic.searcher.unmap");
       unmapNanosBefore = timerNanos(searchers, "mosaic.searcher.unmap");
@@ -146,16 +157,7 @@ final class StageClock {
         if (now - endNanos > 0) {
           return;
         }
-        for (int i = 0; i < previous.length; i++) {
-          long v = probes.get(STAGES.get(i)).getAsLong();
-          if (v != previous[i]) {
-            previous[i] = v;
-            if (first[i] < 0) {
-              first[i] = now;
-            }
-            last[i] = now;
-          }
-        }
+        sampleOnce(now);
         try {
           TimeUnit.NANOSECONDS.sleep(pollNanos);
         } catch (InterruptedException e) {
@@ -164,14 +166,29 @@ final class StageClock {
       }
     }
 
+    private void sampleOnce(long now) {
+      for (int i = 0; i < previous.length; i++) {
+        long v = probes.get(STAGES.get(i)).getAsLong();
+        if (v != previous[i]) {
+          previous[i] = v;
+          if (first[i] < 0) {
+            first[i] = now;
+          }
+          last[i] = now;
+        }
+      }
+    }
+
     /**
      * Stops sampling at {@code endNanos} (the moment the cycle became searchable): growth seen
-     * after it is not counted.
+     * after it is not counted, except what grew between it and this call (a last sample, dated
+     * {@code endNanos}, so nothing that grew before it is lost).
      */
     Stages stop(long endNanos) throws InterruptedException {
       this.endNanos = endNanos;
       stopping = true;
       sampler.join();
+      sampleOnce(Math.min(System.nanoTime(), endNanos)); // what grew since the last round
       Map<String, Long> f = new LinkedHashMap<>();
       Map<String, Long> l = new LinkedHashMap<>();
       Map<String, Long> c = new LinkedHashMap<>();
@@ -180,10 +197,19 @@ final class StageClock {
         l.put(STAGES.get(i), millisSince(last[i]));
         c.put(STAGES.get(i), previous[i] - base[i]);
       }
+      Map<String, Long> m = new LinkedHashMap<>();
+      means()
+          .forEach(
+              (k, v) -> {
+                long[] was = meansBefore.get(k);
+                long n = v[0] - was[0];
+                m.put(k, n == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis((v[1] - was[1]) / n));
+              });
       return new Stages(
           f,
           l,
           c,
+          m,
           TimeUnit.NANOSECONDS.toMillis(
               timerNanos(searchers, "mosaic.searcher.reopen.throttled") - throttledBefore),
           timerCount(searchers, "mosaic.searcher.unmap") - unmapsBefore,
@@ -194,6 +220,29 @@ final class StageClock {
     private long millisSince(long nanos) {
       return nanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(nanos - t0);
     }
+  }
+
+  /** Count and total nanoseconds of the rebuild and delivery timers. */
+  private Map<String, long[]> means() {
+    Map<String, long[]> out = new LinkedHashMap<>();
+    out.put(
+        "rebuild",
+        new long[] {
+          timerCount(indexers, "mosaic.indexer.rebuild.duration"),
+          timerNanos(indexers, "mosaic.indexer.rebuild.duration")
+        });
+    for (String kind : List.of("entry", "relay")) {
+      long n = 0;
+      double nanos = 0;
+      for (MeterRegistry r : senders) {
+        for (Timer t : r.find("mosaic.transport.delivery.latency").tag("kind", kind).timers()) {
+          n += t.count();
+          nanos += t.totalTime(TimeUnit.NANOSECONDS);
+        }
+      }
+      out.put(kind, new long[] {n, (long) nanos});
+    }
+    return out;
   }
 
   /** Starts timing a cycle that started at {@code t0} ({@link System#nanoTime()}). */
