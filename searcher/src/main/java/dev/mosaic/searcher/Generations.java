@@ -57,7 +57,11 @@ import org.slf4j.LoggerFactory;
  * <p>Partitions mapped by the same bulk reopen (at least {@link Builder#bulkReopenPartitions(int)})
  * share arenas of up to {@link Builder#arenaGroupSize(int)} partitions, as Lucene's {@code
  * RefCountedSharedArena} groups files: fewer handshakes when many partitions change at once, at the
- * price of keeping a retired partition mapped until the rest of its group retires too.
+ * price of keeping a retired partition mapped until the rest of its group retires too. By default
+ * every reopen groups what it maps: with the {@link Builder#reopenDelay(Duration) reopen delay} a
+ * reopen maps the partitions that arrived together, which a feed cycle touching most partitions
+ * replaces together again in the next cycle; one arena close per partition instead made the
+ * unmapper (each close a handshake with every thread) fall seconds behind in every cycle.
  *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
@@ -71,7 +75,7 @@ public final class Generations implements Closeable {
   public static final int DEFAULT_ARENA_GROUP_SIZE = 16;
 
   /** Default partitions a reopen must map for them to share arenas. */
-  public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 64;
+  public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 1;
 
   /** Default bound on retired generations waiting for the unmapper. */
   public static final int DEFAULT_MAX_UNMAP_BACKLOG = 32;
@@ -803,8 +807,9 @@ public final class Generations implements Closeable {
     }
 
     /**
-     * Partitions a reopen must map for them to share arenas (default 64); smaller reopens map one
-     * partition per arena, so replacing a few partitions never keeps retired neighbours mapped.
+     * Partitions a reopen must map for them to share arenas (default 1: always); smaller reopens
+     * map one partition per arena, so replacing a few partitions never keeps retired neighbours
+     * mapped.
      */
     public Builder bulkReopenPartitions(int bulkReopenPartitions) {
       if (bulkReopenPartitions < 1) {
