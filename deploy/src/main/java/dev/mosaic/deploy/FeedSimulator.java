@@ -120,6 +120,12 @@ public final class FeedSimulator implements Closeable {
   }
 
   private void publish(String partner) throws Exception {
+    int changed = sink.publish(snapshot(partner));
+    snapshots.incrementAndGet();
+    changes.addAndGet(changed);
+  }
+
+  private FeedSnapshot snapshot(String partner) {
     long now = clock.millis();
     FeedSnapshot.Builder b =
         FeedSnapshot.newBuilder()
@@ -127,9 +133,29 @@ public final class FeedSimulator implements Closeable {
             .setSnapshotId(++snapshotSequence)
             .setCreatedAtMillis(now);
     book.addOffers(partner, now, b);
-    int changed = sink.publish(b.build());
-    snapshots.incrementAndGet();
-    changes.addAndGet(changed);
+    return b.build();
+  }
+
+  /**
+   * The current full snapshots of these partners, serialized as the partners would send them (the
+   * input of {@link dev.mosaic.indexer.FeedLoader#publish(byte[])}), each with the next snapshot
+   * id; nothing is published. Lets a measurement start when the snapshots have arrived, not while
+   * the simulator still builds them.
+   *
+   * @throws IllegalArgumentException naming a partner the simulator does not have
+   */
+  public synchronized List<byte[]> serializedSnapshots(List<String> names) {
+    for (String name : names) {
+      if (!book.partners.containsKey(name)) {
+        throw new IllegalArgumentException(
+            "no simulated partner '" + name + "'; there are " + book.partners.size());
+      }
+    }
+    List<byte[]> out = new ArrayList<>(names.size());
+    for (String name : names) {
+      out.add(snapshot(name).toByteArray());
+    }
+    return out;
   }
 
   /**

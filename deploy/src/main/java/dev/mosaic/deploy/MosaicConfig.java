@@ -412,6 +412,12 @@ public final class MosaicConfig {
     /** Retired generations the unmapper may have waiting. */
     public final int maxUnmapBacklog;
 
+    /** Partitions a reopen must map for them to share arenas. */
+    public final int bulkReopenPartitions;
+
+    /** Time from a store event to the reopen that serves it. */
+    public final Duration reopenDelay;
+
     /** File holding the operator token, or null. */
     public final Path adminTokenFile;
 
@@ -470,6 +476,11 @@ public final class MosaicConfig {
       }
       arenaGroupSize = positive(m, "searcher.arena-group-size");
       maxUnmapBacklog = positive(m, "searcher.max-unmap-backlog");
+      bulkReopenPartitions = positive(m, "searcher.bulk-reopen-partitions");
+      reopenDelay = m.getDuration("searcher.reopen-delay");
+      if (reopenDelay.isNegative()) {
+        throw bad(m, "searcher.reopen-delay", "must not be negative, got " + reopenDelay);
+      }
       verifyOnStart = m.getBoolean("searcher.verify-on-start");
       adminTokenFile = optionalPath(m, "searcher.admin-token-file");
       adminTokenEnv = m.getString("searcher.admin-token-env").strip();

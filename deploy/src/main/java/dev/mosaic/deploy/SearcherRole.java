@@ -139,6 +139,8 @@ public final class SearcherRole implements Closeable {
               .freeSpaceReserve(s.freeSpaceReserve)
               .arenaGroupSize(s.arenaGroupSize)
               .maxUnmapBacklog(s.maxUnmapBacklog)
+              .bulkReopenPartitions(s.bulkReopenPartitions)
+              .reopenDelay(s.reopenDelay)
               .verifyOnStart(s.verifyOnStart)
               .datacenter(spec.dc())
               .peerDiscovery(discovery)

@@ -43,6 +43,46 @@ class FeedSimulatorTest {
   }
 
   @Test
+  void serializedSnapshotsAreTheNamedPartnersCurrentOffersAndPublishNothing() throws Exception {
+    List<FeedSnapshot> published = new ArrayList<>();
+    MosaicConfig.Feed feed =
+        MosaicConfig.withOverrides(Map.of("mosaic.feed.partners", "4", "mosaic.feed.offers", "200"))
+            .feed;
+    try (FeedSimulator sim = new FeedSimulator(feed, s -> add(published, s), Clock.systemUTC())) {
+      sim.publishAll();
+      List<FeedSnapshot> before = List.copyOf(published);
+      FeedSimulator.ContentChange change = sim.changeContent(0.5);
+      List<String> partners = change.partners();
+      List<byte[]> bytes = sim.serializedSnapshots(partners);
+
+      assertThat(published).hasSameSizeAs(before);
+      assertThat(bytes).hasSameSizeAs(partners);
+      Set<String> changedIds =
+          change.changed().stream()
+              .map(c -> c.getPartnerId() + "/" + c.getOfferId())
+              .collect(Collectors.toSet());
+      long lastId = before.stream().mapToLong(FeedSnapshot::getSnapshotId).max().orElseThrow();
+      int changedSeen = 0;
+      for (int i = 0; i < bytes.size(); i++) {
+        FeedSnapshot s = FeedSnapshot.parseFrom(bytes.get(i));
+        assertThat(s.getPartnerId()).isEqualTo(partners.get(i));
+        assertThat(s.getSnapshotId()).isGreaterThan(lastId);
+        lastId = s.getSnapshotId();
+        for (Offer o : s.getOffersList()) {
+          if (changedIds.contains(o.getPartnerId() + "/" + o.getOfferId())) {
+            changedSeen++;
+          }
+        }
+      }
+      assertThat(changedSeen).isEqualTo(change.changed().size());
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> sim.serializedSnapshots(List.of("partner-404")))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("partner-404");
+    }
+  }
+
+  @Test
   void realtyPartnersPublishApartmentsAndHousesOfTheirOwn() throws Exception {
     List<FeedSnapshot> published = new ArrayList<>();
     MosaicConfig.Feed feed =

@@ -45,17 +45,23 @@ import org.slf4j.LoggerFactory;
  * unmapping, made safe by FFM (a mistake surfaces as an {@link IllegalStateException}, never as a
  * crash). Unmapped files are handed back to the store, which deletes those beyond retention.
  *
- * <p>Reopens run on one maintenance thread: on every store event (coalesced), on a periodic safety
- * scan ({@link PartitionStore#rescan()} then reopen), and on {@link #reopen()}. Queries never wait
- * for a reopen and a reopen never waits for queries. Arena closes (each one a handshake with every
- * thread) run on a separate unmapper thread, never on a query thread; a reopen waits only when the
- * unmapper has {@link Builder#maxUnmapBacklog(int)} retired generations still to process
- * (back-pressure, so mapped memory stays bounded when closes fall behind).
+ * <p>Reopens run on one maintenance thread: {@link Builder#reopenDelay(Duration)} after a store
+ * event (the events of that delay coalesce into one reopen, so a feed cycle's many arrivals make a
+ * few generations, not one each), on a periodic safety scan ({@link PartitionStore#rescan()} then
+ * reopen), and on {@link #reopen()}. Queries never wait for a reopen and a reopen never waits for
+ * queries. Arena closes (each one a handshake with every thread) run on a separate unmapper thread,
+ * never on a query thread; a reopen waits only when the unmapper has {@link
+ * Builder#maxUnmapBacklog(int)} retired generations still to process (back-pressure, so mapped
+ * memory stays bounded when closes fall behind).
  *
  * <p>Partitions mapped by the same bulk reopen (at least {@link Builder#bulkReopenPartitions(int)})
  * share arenas of up to {@link Builder#arenaGroupSize(int)} partitions, as Lucene's {@code
  * RefCountedSharedArena} groups files: fewer handshakes when many partitions change at once, at the
- * price of keeping a retired partition mapped until the rest of its group retires too.
+ * price of keeping a retired partition mapped until the rest of its group retires too. By default
+ * every reopen groups what it maps: with the {@link Builder#reopenDelay(Duration) reopen delay} a
+ * reopen maps the partitions that arrived together, which a feed cycle touching most partitions
+ * replaces together again in the next cycle; one arena close per partition instead made the
+ * unmapper (each close a handshake with every thread) fall seconds behind in every cycle.
  *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
@@ -69,10 +75,13 @@ public final class Generations implements Closeable {
   public static final int DEFAULT_ARENA_GROUP_SIZE = 16;
 
   /** Default partitions a reopen must map for them to share arenas. */
-  public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 64;
+  public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 1;
 
   /** Default bound on retired generations waiting for the unmapper. */
   public static final int DEFAULT_MAX_UNMAP_BACKLOG = 32;
+
+  /** Default time from a store event to the reopen that serves it. */
+  public static final Duration DEFAULT_REOPEN_DELAY = Duration.ofMillis(100);
 
   private enum State {
     LATENT,
@@ -86,6 +95,7 @@ public final class Generations implements Closeable {
   private final int arenaGroupSize;
   private final int bulkReopenPartitions;
   private final int maxUnmapBacklog;
+  private final long reopenDelayNanos;
   private final Runnable beforeArenaClose;
   private final Clock clock;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -123,6 +133,7 @@ public final class Generations implements Closeable {
     this.arenaGroupSize = b.arenaGroupSize;
     this.bulkReopenPartitions = b.bulkReopenPartitions;
     this.maxUnmapBacklog = b.maxUnmapBacklog;
+    this.reopenDelayNanos = b.reopenDelay.toNanos();
     this.beforeArenaClose = b.beforeArenaClose;
     this.clock = b.clock;
     this.maintenance =
@@ -401,18 +412,24 @@ public final class Generations implements Closeable {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** Schedules a reopen after the reopen delay unless one is already waiting for it. */
   private void requestReopen() {
     if (reopenPending.compareAndSet(false, true)) {
       try {
-        maintenance.execute(
+        maintenance.schedule(
             () -> {
               reopenPending.set(false);
+              if (state.get() != State.STARTED) {
+                return; // closed while the reopen waited for its delay
+              }
               try {
                 doReopen();
               } catch (RuntimeException e) {
                 LOG.error("reopen failed; the previous generation keeps serving", e);
               }
-            });
+            },
+            reopenDelayNanos,
+            TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         reopenPending.set(false);
       }
@@ -741,6 +758,7 @@ public final class Generations implements Closeable {
     private int arenaGroupSize = DEFAULT_ARENA_GROUP_SIZE;
     private int maxUnmapBacklog = DEFAULT_MAX_UNMAP_BACKLOG;
     private int bulkReopenPartitions = DEFAULT_BULK_REOPEN_PARTITIONS;
+    private Duration reopenDelay = DEFAULT_REOPEN_DELAY;
     private Runnable beforeArenaClose = () -> {};
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
@@ -789,8 +807,9 @@ public final class Generations implements Closeable {
     }
 
     /**
-     * Partitions a reopen must map for them to share arenas (default 64); smaller reopens map one
-     * partition per arena, so replacing a few partitions never keeps retired neighbours mapped.
+     * Partitions a reopen must map for them to share arenas (default 1: always); smaller reopens
+     * map one partition per arena, so replacing a few partitions never keeps retired neighbours
+     * mapped.
      */
     public Builder bulkReopenPartitions(int bulkReopenPartitions) {
       if (bulkReopenPartitions < 1) {
@@ -811,6 +830,21 @@ public final class Generations implements Closeable {
         throw new IllegalArgumentException("maxUnmapBacklog must be >= 1, got " + maxUnmapBacklog);
       }
       this.maxUnmapBacklog = maxUnmapBacklog;
+      return this;
+    }
+
+    /**
+     * How long after a store event its reopen runs (default 100 ms; zero reopens at once): the
+     * events of that time share the reopen. A feed cycle delivers hundreds of partitions within a
+     * second or two; one reopen each would retire as many generations and close as many arenas
+     * (each close a handshake with every thread), and the unmapper, falling behind, would hold
+     * reopens back. The delay bounds what it adds to freshness.
+     */
+    public Builder reopenDelay(Duration reopenDelay) {
+      if (reopenDelay.isNegative()) {
+        throw new IllegalArgumentException("reopenDelay must not be negative: " + reopenDelay);
+      }
+      this.reopenDelay = reopenDelay;
       return this;
     }
 

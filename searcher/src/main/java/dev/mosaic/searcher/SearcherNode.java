@@ -160,6 +160,8 @@ public final class SearcherNode implements Closeable {
             .scanInterval(b.scanInterval)
             .arenaGroupSize(b.arenaGroupSize)
             .maxUnmapBacklog(b.maxUnmapBacklog)
+            .bulkReopenPartitions(b.bulkReopenPartitions)
+            .reopenDelay(b.reopenDelay)
             .meterRegistry(meters);
     if (schemaVersion != null) {
       gb.schemaVersion(schemaVersion);
@@ -433,6 +435,8 @@ public final class SearcherNode implements Closeable {
     private Duration scanInterval = Duration.ofSeconds(10);
     private int arenaGroupSize = Generations.DEFAULT_ARENA_GROUP_SIZE;
     private int maxUnmapBacklog = Generations.DEFAULT_MAX_UNMAP_BACKLOG;
+    private int bulkReopenPartitions = Generations.DEFAULT_BULK_REOPEN_PARTITIONS;
+    private Duration reopenDelay = Generations.DEFAULT_REOPEN_DELAY;
     private int maxLimit = 1000;
     private int maxClauses = QueryLimits.DEFAULT.maxClauses();
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
@@ -526,6 +530,24 @@ public final class SearcherNode implements Closeable {
      */
     public Builder maxUnmapBacklog(int maxUnmapBacklog) {
       this.maxUnmapBacklog = maxUnmapBacklog;
+      return this;
+    }
+
+    /**
+     * Partitions a reopen must map for them to share arenas; see {@link
+     * Generations.Builder#bulkReopenPartitions(int)}.
+     */
+    public Builder bulkReopenPartitions(int bulkReopenPartitions) {
+      this.bulkReopenPartitions = bulkReopenPartitions;
+      return this;
+    }
+
+    /**
+     * Time from a store event to the reopen that serves it (default 100 ms); see {@link
+     * Generations.Builder#reopenDelay(Duration)}.
+     */
+    public Builder reopenDelay(Duration reopenDelay) {
+      this.reopenDelay = Objects.requireNonNull(reopenDelay, "reopenDelay");
       return this;
     }
 

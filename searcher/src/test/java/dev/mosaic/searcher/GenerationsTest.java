@@ -197,6 +197,49 @@ class GenerationsTest {
     }
   }
 
+  /**
+   * Files arriving within the reopen delay of the first one are served by one reopen, which maps
+   * them into shared arenas: a feed cycle's arrivals cost a few generations and arena closes, not
+   * one each.
+   */
+  @Test
+  void filesArrivingWithinTheReopenDelayAreServedByOneReopen() throws Exception {
+    try (PartitionStore store = store(2)) {
+      publish(store, 0, 1);
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .arenaGroupSize(16)
+              .bulkReopenPartitions(2)
+              .reopenDelay(Duration.ofSeconds(5))
+              .build()) {
+        gens.start();
+        long reopens = gens.reopenCount();
+        long arenas = gens.openArenas();
+        long t0 = System.nanoTime();
+        for (int p = 1; p <= 8; p++) {
+          publish(store, p, 1);
+        }
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+            .as("publishing must be quicker than the delay for this test to mean anything")
+            .isLessThan(Duration.ofSeconds(5));
+        await()
+            .atMost(WAIT)
+            .until(
+                () -> {
+                  try (Generation g = gens.acquire()) {
+                    return g.files().size() == 9;
+                  }
+                });
+        assertThat(Duration.ofNanos(System.nanoTime() - t0))
+            .as("served only after the delay")
+            .isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+        assertThat(gens.reopenCount()).isEqualTo(reopens + 1);
+        assertThat(gens.openArenas()).isEqualTo(arenas + 1);
+      }
+    }
+  }
+
   @Test
   void afterACrashOnlyFullyPublishedVerifiedFilesAreServed() throws Exception {
     try (PartitionStore store = store(2)) {

@@ -40,10 +40,11 @@ import picocli.CommandLine.Spec;
  * cycle changes the content of a share of the offers (1% by default, drawn over all partners) and
  * hands the changed partners' full snapshots to the feed loader, which diffs them and publishes the
  * changes to Kafka; the cycle's time runs from that moment until every searcher answers every
- * changed offer with its new content over HTTP ({@link ConvergenceWatch}). After the cluster is
- * quiet again (indexers idle, every searcher at the manifest's latest versions) the transport's
- * counters give the bytes that crossed datacenters and the full files shipped in the cycle ({@link
- * WireCounters}).
+ * changed offer with its new content over HTTP ({@link ConvergenceWatch}). The snapshots are
+ * serialized before the cycle starts (they arrive as bytes, as from the partners), so the
+ * simulator's building them is not counted. After the cluster is quiet again (indexers idle, every
+ * searcher at the manifest's latest versions) the transport's counters give the bytes that crossed
+ * datacenters and the full files shipped in the cycle ({@link WireCounters}).
  *
  * <p>Ends with {@code RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<>
  * wire_bytes_per_changed_byte=<> full_copies=<>} ({@link FreshnessResult}); exits 1 when a cycle
@@ -209,18 +210,20 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       }
       ConvergenceWatch watch =
           new ConvergenceWatch(new HttpSearch(addresses), s.pollInterval(), System::nanoTime);
+      StageClock stages = stageClock(cluster, s);
       List<FreshnessResult.Cycle> done = new ArrayList<>();
+      List<StageClock.Stages> stagesDone = new ArrayList<>();
       for (int i = 1; i <= s.cycles(); i++) {
-        FreshnessResult.Cycle c;
+        TimedCycle c;
         long searchesBefore = watch.searches();
         Duration searchTimeBefore = watch.searchTime();
         try {
-          c = cycle(cluster, s, watch, List.copyOf(addresses.keySet()));
+          c = cycle(cluster, s, watch, stages, List.copyOf(addresses.keySet()));
         } catch (TimeoutException e) {
           out.printf("FAILED freshness cycle %d of %d: %s%n", i, s.cycles(), e.getMessage());
           return 1;
         }
-        done.add(c);
+        done.add(c.cycle());
         long searches = watch.searches() - searchesBefore;
         long searchMillis = watch.searchTime().minus(searchTimeBefore).toMillis();
         out.printf(
@@ -231,20 +234,30 @@ public final class FreshnessBenchmark implements Callable<Integer> {
                 + " average%n",
             i,
             s.cycles(),
-            c.changedOffers(),
-            c.changedBytes(),
-            c.changedPartitions(),
-            c.publishMillis(),
-            c.searchableMillis(),
-            c.wire().crossDcBytes(),
-            c.wireBytesPerChangedByte(),
-            c.wire().fullCopies(),
-            c.wire().bytesSentByKind().isEmpty()
+            c.cycle().changedOffers(),
+            c.cycle().changedBytes(),
+            c.cycle().changedPartitions(),
+            c.cycle().publishMillis(),
+            c.cycle().searchableMillis(),
+            c.cycle().wire().crossDcBytes(),
+            c.cycle().wireBytesPerChangedByte(),
+            c.cycle().wire().fullCopies(),
+            c.cycle().wire().bytesSentByKind().isEmpty()
                 ? ""
-                : ", sent by kind " + c.wire().bytesSentByKind(),
+                : ", sent by kind " + c.cycle().wire().bytesSentByKind(),
             searches,
             searches == 0 ? 0 : searchMillis / searches);
+        stagesDone.add(c.stages());
+        out.printf(
+            Locale.ROOT,
+            "INFO freshness cycle %d stages (ms after the snapshots, first..last(count)):"
+                + " kafka_ms=%d%s searchable_ms=%d%n",
+            i,
+            c.cycle().publishMillis(),
+            c.stages().describe(),
+            c.cycle().searchableMillis());
       }
+      out.println(StageClock.medians(stagesDone));
       FreshnessResult result = new FreshnessResult(s.offers(), s.partitions(), done);
       LongSummary publish =
           LongSummary.of(done.stream().mapToLong(FreshnessResult.Cycle::publishMillis));
@@ -269,9 +282,37 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     }
   }
 
+  /** A measured cycle and the times of its stages. */
+  private record TimedCycle(FreshnessResult.Cycle cycle, StageClock.Stages stages) {}
+
+  /**
+   * The stage clock over the cluster's nodes: the indexers' and searchers' registries and a
+   * listener on every searcher's store.
+   */
+  private static StageClock stageClock(LocalCluster cluster, Settings s) {
+    java.util.concurrent.atomic.AtomicLong stored = new java.util.concurrent.atomic.AtomicLong();
+    List<MeterRegistry> searcherRegistries = new ArrayList<>();
+    for (SearcherRole r : cluster.runningSearchers()) {
+      r.node().store().addListener((schemaVersion, partition) -> stored.incrementAndGet());
+      searcherRegistries.add(r.node().meterRegistry());
+    }
+    List<MeterRegistry> indexerRegistries =
+        cluster.runningIndexers().stream().map(IndexerRole::registry).toList();
+    return new StageClock(
+        indexerRegistries,
+        searcherRegistries,
+        registries(cluster),
+        stored::get,
+        Math.max(1, s.pollInterval().toMillisPart() / 4));
+  }
+
   /** One cycle: change, publish, wait until searchable everywhere, then until quiet. */
-  private static FreshnessResult.Cycle cycle(
-      LocalCluster cluster, Settings s, ConvergenceWatch watch, List<String> searchers)
+  private static TimedCycle cycle(
+      LocalCluster cluster,
+      Settings s,
+      ConvergenceWatch watch,
+      StageClock stages,
+      List<String> searchers)
       throws Exception {
     FeedSimulator simulator = cluster.simulator();
     WireCounters.Reading before = WireCounters.read(registries(cluster));
@@ -282,22 +323,31 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     for (CarOffer c : change.changed()) {
       rawBytes += CarOffers.toOffer(c, now).getSerializedSize();
     }
+    // the snapshots arrive as bytes, as from the partners: building them is not the pipeline's time
+    List<byte[]> snapshots = simulator.serializedSnapshots(change.partners());
+    dev.mosaic.indexer.FeedLoader loader = cluster.feedLoader();
     long t0 = System.nanoTime();
-    simulator.publishPartners(change.partners());
+    StageClock.Run timing = stages.start(t0);
+    for (byte[] snapshot : snapshots) {
+      loader.publish(snapshot);
+    }
     long inKafka = System.nanoTime();
     long deadline = t0 + s.cycleTimeout().toNanos();
     ConvergenceWatch.Outcome outcome =
         watch.await(changed, searchers, Duration.ofNanos(deadline - System.nanoTime()));
+    StageClock.Stages timed = timing.stop(outcome.lastNanos());
     // the deliveries of this cycle end before the next one starts, so its counters are its own
     cluster.awaitConverged(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
     WireCounters.Reading wire = WireCounters.read(registries(cluster)).minus(before);
-    return new FreshnessResult.Cycle(
-        changed.offers(),
-        rawBytes,
-        changed.partitions().size(),
-        TimeUnit.NANOSECONDS.toMillis(inKafka - t0),
-        TimeUnit.NANOSECONDS.toMillis(outcome.lastNanos() - t0),
-        wire);
+    return new TimedCycle(
+        new FreshnessResult.Cycle(
+            changed.offers(),
+            rawBytes,
+            changed.partitions().size(),
+            TimeUnit.NANOSECONDS.toMillis(inKafka - t0),
+            TimeUnit.NANOSECONDS.toMillis(outcome.lastNanos() - t0),
+            wire),
+        timed);
   }
 
   private static List<MeterRegistry> registries(LocalCluster cluster) {
