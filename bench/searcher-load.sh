@@ -13,7 +13,8 @@
 # waits for a free one, and that wait counts in its latency.
 #
 # Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), RATE (1000), DURATION_SECONDS (60),
-# WARMUP_SECONDS (15), CONNECTIONS (64), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
+# WARMUP_SECONDS (15), CONNECTIONS (64), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS,
+# LOAD_CLASSPATH (run a build kept elsewhere instead of building, e.g. to compare two versions).
 # The load tool's output is kept in bench/target/results/searcher-load.txt and drawn into
 # bench/results/searcher-load.png (bench/charts.sh redraws it later without rerunning).
 set -euo pipefail
@@ -30,10 +31,15 @@ CONNECTIONS=${CONNECTIONS:-64}
 WORK=${WORK:-bench/target/searcher-load}
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
-echo "== building (bench and the modules it needs)"
-./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
-  dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
-CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+if [ -n "${LOAD_CLASSPATH:-}" ]; then
+  echo "== using the given class path (no build)"
+  CP="$LOAD_CLASSPATH"
+else
+  echo "== building (bench and the modules it needs)"
+  ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
+    dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+  CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+fi
 
 PRISTINE="$WORK/pristine-$DOCS-$PARTITIONS"
 # regenerate when the file format or the generator changed since the data set was written
