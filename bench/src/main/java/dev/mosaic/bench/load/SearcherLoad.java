@@ -35,8 +35,8 @@ import picocli.CommandLine.Option;
  * searcher_load offered_rps=... achieved_rps=... p50_ms=... p99_ms=... p999_ms=... errors=...
  * wrong_answers=... reopens=...} line; failed requests count in the latencies and in errors. With
  * {@code --searcher-pid} it also prints the CPU time the searcher and the tool itself spent per
- * request while measuring (an {@code INFO searcher_load} line), which a machine shared with other
- * work disturbs less than latencies.
+ * scheduled request while measuring, and the searcher's per request answered 200 (an {@code INFO
+ * searcher_load} line): a machine shared with other work disturbs these less than latencies.
  */
 @Command(
     name = "searcher-load",
@@ -226,9 +226,13 @@ public final class SearcherLoad implements Runnable {
             reopens);
         System.out.printf(
             Locale.ROOT,
-            "INFO searcher_load searcher_cpu_ms_per_request=%.3f load_cpu_ms_per_request=%.3f"
-                + " cpus=%d load_average_start=%s load_average_end=%s%n",
+            "INFO searcher_load searcher_cpu_ms_per_request=%.3f searcher_cpu_ms_per_answer=%.3f"
+                + " load_cpu_ms_per_request=%.3f cpus=%d load_average_start=%s"
+                + " load_average_end=%s%n",
             used.serverNanos() < 0 ? Double.NaN : used.serverNanos() / 1e6 / r.scheduled(),
+            used.serverNanos() < 0
+                ? Double.NaN
+                : used.serverNanos() / 1e6 / Math.max(1, r.ok() + r.wrongAnswers()),
             used.ownNanos() / 1e6 / r.scheduled(),
             Runtime.getRuntime().availableProcessors(),
             loadBefore,
