@@ -7,10 +7,14 @@
 # body type, and front-page queries; hit counts against total, skip and limit; price order). Failed
 # requests count in the latencies and in errors. Ends with
 #   RESULT searcher_load offered_rps=<> achieved_rps=<> p50_ms=<> p99_ms=<> p999_ms=<> errors=<> wrong_answers=<> reopens=<>
-# (achieved_rps: requests answered right per second; latencies from each request's scheduled start).
+# (achieved_rps: requests answered right per second; latencies from each request's scheduled start)
+# and an INFO line with the CPU time the searcher and the load tool spent per request. Requests go
+# over CONNECTIONS persistent connections, encoded before the run; one scheduled while all are busy
+# waits for a free one, and that wait counts in its latency.
 #
 # Environment knobs: DOCS (500000), PARTITIONS (1024), PORT (18080), RATE (1000), DURATION_SECONDS (60),
-# WARMUP_SECONDS (15), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS.
+# WARMUP_SECONDS (15), CONNECTIONS (64), WORK (bench/target/searcher-load), SEARCHER_OPTS, LOAD_OPTS,
+# LOAD_CLASSPATH (run a build kept elsewhere instead of building, e.g. to compare two versions).
 # The load tool's output is kept in bench/target/results/searcher-load.txt and drawn into
 # bench/results/searcher-load.png (bench/charts.sh redraws it later without rerunning).
 set -euo pipefail
@@ -23,13 +27,19 @@ PORT=${PORT:-18080}
 RATE=${RATE:-1000}
 DURATION_SECONDS=${DURATION_SECONDS:-60}
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}
+CONNECTIONS=${CONNECTIONS:-64}
 WORK=${WORK:-bench/target/searcher-load}
 FLAGS="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
-echo "== building (bench and the modules it needs)"
-./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
-  dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
-CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+if [ -n "${LOAD_CLASSPATH:-}" ]; then
+  echo "== using the given class path (no build)"
+  CP="$LOAD_CLASSPATH"
+else
+  echo "== building (bench and the modules it needs)"
+  ./mvnw -B -q -pl bench -am -DskipTests -Dspotless.check.skip=true package \
+    dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime
+  CP="bench/target/classes:$(cat bench/target/classpath.txt)"
+fi
 
 PRISTINE="$WORK/pristine-$DOCS-$PARTITIONS"
 # regenerate when the file format or the generator changed since the data set was written
@@ -74,6 +84,7 @@ echo "== driving the query mix: open loop at $RATE requests/s for ${DURATION_SEC
 java $FLAGS -Xmx1g -Dlogback.configurationFile="$WORK/searcher-logback.xml" ${LOAD_OPTS:-} -cp "$CP" dev.mosaic.bench.load.SearcherLoad run \
   --url "http://127.0.0.1:$PORT" --partitions "$PARTITIONS" --documents "$DOCS" \
   --rate "$RATE" --duration-seconds "$DURATION_SECONDS" --warmup-seconds "$WARMUP_SECONDS" \
+  --connections "$CONNECTIONS" --searcher-pid "$SEARCHER_PID" \
   | tee "$WORK/load.log"
 mkdir -p bench/target/results
 cp "$WORK/load.log" bench/target/results/searcher-load.txt

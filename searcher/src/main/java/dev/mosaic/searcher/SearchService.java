@@ -163,7 +163,15 @@ public final class SearchService {
     }
   }
 
+  /** The query timers by endpoint and outcome, so a query does not look its timer up. */
+  private final java.util.concurrent.ConcurrentHashMap<String, Timer> timers =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private Timer timer(String endpoint, String outcome) {
+    return timers.computeIfAbsent(endpoint + '/' + outcome, k -> newTimer(endpoint, outcome));
+  }
+
+  private Timer newTimer(String endpoint, String outcome) {
     return Timer.builder("mosaic.searcher.query")
         .description("Query latency, by endpoint and outcome")
         .tags("endpoint", endpoint, "outcome", outcome)

@@ -26,13 +26,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Load tool for a searcher over HTTP (JDK {@link HttpClient}): {@code generate} writes the cars
- * store, {@code run} drives a query mix against a running searcher in open loop at a fixed offered
- * rate ({@link OpenLoop}) while republishing one partition every second through {@code PUT
- * /partitions/{p}/versions/{v}}, checks every answer against the reference counts of what was
- * published ({@link ReferenceCounts}), and prints one {@code RESULT searcher_load offered_rps=...
- * achieved_rps=... p50_ms=... p99_ms=... p999_ms=... errors=... wrong_answers=... reopens=...}
- * line; failed requests count in the latencies and in errors.
+ * Load tool for a searcher over HTTP: {@code generate} writes the cars store, {@code run} drives a
+ * query mix against a running searcher in open loop at a fixed offered rate ({@link OpenLoop}) over
+ * a few persistent connections with every request encoded ahead ({@link KeepAliveClient}, so the
+ * generator stays cheap beside the searcher on a small machine) while republishing one partition
+ * every second through {@code PUT /partitions/{p}/versions/{v}}, checks every answer against the
+ * reference counts of what was published ({@link ReferenceCounts}), and prints one {@code RESULT
+ * searcher_load offered_rps=... achieved_rps=... p50_ms=... p99_ms=... p999_ms=... errors=...
+ * wrong_answers=... reopens=...} line; failed requests count in the latencies and in errors. With
+ * {@code --searcher-pid} it also prints the CPU time the searcher and the tool itself spent per
+ * scheduled request while measuring, and the searcher's per request answered 200 (an {@code INFO
+ * searcher_load} line): a machine shared with other work disturbs these less than latencies.
  */
 @Command(
     name = "searcher-load",
@@ -130,6 +134,19 @@ public final class SearcherLoad implements Runnable {
         description = "0 disables republishing.")
     long republishMillis;
 
+    @Option(
+        names = "--connections",
+        defaultValue = "64",
+        description =
+            "Persistent connections to the searcher (the most requests in flight; a request"
+                + " scheduled while all are busy waits, and the wait counts in its latency).")
+    int connections;
+
+    @Option(
+        names = "--searcher-pid",
+        description = "Process id of the searcher, to report its CPU time per request.")
+    Long searcherPid;
+
     @Option(names = "--await-ready-seconds", defaultValue = "300")
     int awaitReadySeconds;
 
@@ -137,6 +154,9 @@ public final class SearcherLoad implements Runnable {
     long seed;
 
     private HttpClient client;
+    private KeepAliveClient loadClient;
+    private final java.util.concurrent.ConcurrentHashMap<String, Long> failures =
+        new java.util.concurrent.ConcurrentHashMap<>();
     private ReferenceCounts reference;
     private final AtomicLong reportedFailures = new AtomicLong();
 
@@ -155,18 +175,33 @@ public final class SearcherLoad implements Runnable {
           documents,
           (System.nanoTime() - t0) / 1e9);
       awaitReady();
+      URI base = URI.create(url);
+      loadClient =
+          new KeepAliveClient(
+              new java.net.InetSocketAddress(base.getHost(), base.getPort()),
+              connections,
+              Duration.ofSeconds(timeoutSeconds));
       Republisher republisher = new Republisher();
       Thread rt = Thread.ofPlatform().name("republisher").daemon().start(republisher);
       try {
         System.out.printf(Locale.ROOT, "warmup %d s at %.0f rps%n", warmupSeconds, rate);
         if (warmupSeconds > 0) {
           System.out.println("warmup: " + load(warmupSeconds, seed - 1).describe());
+          int dropped = loadClient.drain(Duration.ofSeconds(timeoutSeconds));
+          if (dropped > 0) {
+            System.out.println("warmup: dropped " + dropped + " requests still queued");
+          }
+          printFailures("warmup");
         }
         long reopensBefore = reopens();
         long publishedBefore = republisher.published.get();
+        String loadBefore = loadAverage();
+        CpuClock cpu = new CpuClock(searcherPid);
         OpenLoop.Result r = load(durationSeconds, seed);
+        CpuClock used = cpu.since();
         long reopens = reopens() - reopensBefore;
         System.out.println("measured: " + r.describe());
+        printFailures("measured");
         republisher.stop.set(true);
         rt.join(Duration.ofSeconds(30));
         printServerSide();
@@ -189,50 +224,132 @@ public final class SearcherLoad implements Runnable {
             r.errors(),
             r.wrongAnswers(),
             reopens);
+        System.out.printf(
+            Locale.ROOT,
+            "INFO searcher_load searcher_cpu_ms_per_request=%.3f searcher_cpu_ms_per_answer=%.3f"
+                + " load_cpu_ms_per_request=%.3f cpus=%d load_average_start=%s"
+                + " load_average_end=%s%n",
+            used.serverNanos() < 0 ? Double.NaN : used.serverNanos() / 1e6 / r.scheduled(),
+            used.serverNanos() < 0
+                ? Double.NaN
+                : used.serverNanos() / 1e6 / Math.max(1, r.ok() + r.wrongAnswers()),
+            used.ownNanos() / 1e6 / r.scheduled(),
+            Runtime.getRuntime().availableProcessors(),
+            loadBefore,
+            loadAverage());
         return 0;
       } finally {
         republisher.stop.set(true);
+        loadClient.close();
       }
     }
 
+    /** Prints how many requests failed in which way, then forgets them. */
+    private void printFailures(String phase) {
+      failures.forEach(
+          (kind, n) -> System.out.printf(Locale.ROOT, "%s failures: %s x %d%n", phase, kind, n));
+      failures.clear();
+      reportedFailures.set(0);
+    }
+
+    private static String loadAverage() {
+      try {
+        return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+      } catch (java.io.IOException | RuntimeException e) {
+        return "unknown";
+      }
+    }
+
+    /**
+     * CPU time used so far by this process and by the searcher (-1 when its pid is not given or the
+     * system does not tell), or, from {@link #since}, used in between.
+     */
+    private record CpuClock(Long searcherPid, long ownNanos, long serverNanos) {
+      CpuClock(Long searcherPid) {
+        this(searcherPid, ownCpu(), serverCpu(searcherPid));
+      }
+
+      CpuClock since() {
+        CpuClock now = new CpuClock(searcherPid);
+        return new CpuClock(
+            searcherPid,
+            now.ownNanos - ownNanos,
+            serverNanos < 0 || now.serverNanos < 0 ? -1 : now.serverNanos - serverNanos);
+      }
+
+      private static long ownCpu() {
+        return ((com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+            .getProcessCpuTime();
+      }
+
+      private static long serverCpu(Long pid) {
+        if (pid == null) {
+          return -1;
+        }
+        return ProcessHandle.of(pid)
+            .flatMap(h -> h.info().totalCpuDuration())
+            .map(Duration::toNanos)
+            .orElse(-1L);
+      }
+    }
+
+    /** A query of the mix with its HTTP request encoded ahead of the run. */
+    private record Prepared(QueryMix.Request query, byte[] http) {}
+
     private OpenLoop.Result load(int seconds, long mixSeed) throws InterruptedException {
+      // every request of the run is drawn and encoded before it starts, so the schedule's thread
+      // only hands bytes to a connection
       QueryMix mix = new QueryMix(mixSeed);
+      URI base = URI.create(url);
+      String host = base.getHost() + ":" + base.getPort();
+      Prepared[] prepared = new Prepared[(int) Math.min(Integer.MAX_VALUE - 8, rate * seconds + 1)];
+      for (int i = 0; i < prepared.length; i++) {
+        QueryMix.Request q = mix.next();
+        prepared[i] =
+            new Prepared(
+                q,
+                KeepAliveClient.post(
+                    host, q.path(), q.body().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      }
+      int[] next = {0};
       return new OpenLoop(rate, Duration.ofSeconds(seconds), Duration.ofSeconds(timeoutSeconds + 5))
           .run(
               () -> {
-                QueryMix.Request q = mix.next();
-                return () -> send(q);
+                Prepared p = prepared[next[0]++ % prepared.length];
+                return () -> send(p);
               });
     }
 
-    private CompletableFuture<OpenLoop.Outcome> send(QueryMix.Request q) {
-      HttpRequest req =
-          HttpRequest.newBuilder(URI.create(url + q.path()))
-              .header("Content-Type", "application/json")
-              .timeout(Duration.ofSeconds(timeoutSeconds))
-              .POST(HttpRequest.BodyPublishers.ofString(q.body()))
-              .build();
+    private CompletableFuture<OpenLoop.Outcome> send(Prepared prepared) {
+      QueryMix.Request q = prepared.query();
       long start = System.nanoTime();
-      return client
-          .sendAsync(req, HttpResponse.BodyHandlers.ofByteArray())
+      return loadClient
+          .send(prepared.http())
           .handle(
               (r, e) -> {
                 if (e != null) {
-                  report("request failed: " + e);
-                  return OpenLoop.Outcome.ERROR;
+                  return fail("request failed", e.toString());
                 }
-                if (r.statusCode() != 200) {
-                  report(
-                      "HTTP " + r.statusCode() + " for " + q.body() + ": " + new String(r.body()));
-                  return OpenLoop.Outcome.ERROR;
+                if (r.status() != 200) {
+                  return fail(
+                      "HTTP " + r.status(),
+                      "HTTP " + r.status() + " for " + q.body() + ": " + new String(r.body()));
                 }
                 String wrong = check(q, r.body(), start, System.nanoTime());
                 if (wrong != null) {
+                  failures.merge("wrong answer", 1L, Long::sum);
                   report("wrong answer to " + q.body() + ": " + wrong);
                   return OpenLoop.Outcome.WRONG_ANSWER;
                 }
                 return OpenLoop.Outcome.OK;
               });
+    }
+
+    private OpenLoop.Outcome fail(String kind, String detail) {
+      failures.merge(kind, 1L, Long::sum);
+      report(detail);
+      return OpenLoop.Outcome.ERROR;
     }
 
     private void report(String failure) {
@@ -243,17 +360,16 @@ public final class SearcherLoad implements Runnable {
 
     /** What is wrong with an answer, or null when it is right. */
     private String check(QueryMix.Request q, byte[] body, long start, long end) {
-      JsonNode answer;
+      SearchAnswer answer;
       try {
-        answer = JSON.readTree(body);
+        answer = SearchAnswer.parse(body);
       } catch (java.io.IOException e) {
         return "not JSON: " + e.getMessage();
       }
-      JsonNode totalNode = answer.get("total");
-      if (totalNode == null || !totalNode.canConvertToLong()) {
+      long total = answer.total();
+      if (total < 0) {
         return "no total";
       }
-      long total = totalNode.asLong();
       if (!reference.accepts(q.expect(), total, start, end)) {
         return "total "
             + total
@@ -263,10 +379,9 @@ public final class SearcherLoad implements Runnable {
       if (q.limit() < 0) {
         return null;
       }
-      JsonNode hits = answer.get("hits");
       long expectedHits = Math.min(q.limit(), Math.max(0, total - q.skip()));
-      if (hits == null || hits.size() != expectedHits) {
-        return (hits == null ? 0 : hits.size())
+      if (answer.hits() != expectedHits) {
+        return answer.hits()
             + " hits for total "
             + total
             + ", skip "
@@ -276,8 +391,10 @@ public final class SearcherLoad implements Runnable {
       }
       if (q.byPrice()) {
         long previous = Long.MIN_VALUE;
-        for (JsonNode h : hits) {
-          long price = h.path("values").path("price").asLong();
+        for (long price : answer.prices()) {
+          if (price == Long.MIN_VALUE) {
+            return "a hit without values.price";
+          }
           if (price < previous) {
             return "hits not ordered by price: " + price + " after " + previous;
           }

@@ -562,6 +562,10 @@ public final class CompositeReader implements CompositeDatabase {
       // Nothing to aggregate: the total comes from the value dictionaries where they answer it,
       // and an ordered page skips the partitions that cannot beat the current k-th document;
       // evaluating every partition once for both would cost more than the two paths together.
+      Page evaluatedOnce = orderedPageEvaluatedOnce(query);
+      if (evaluatedOnce != null) {
+        return evaluatedOnce;
+      }
       long total = count(query);
       List<Hit> hits = new ArrayList<>();
       if (query.limit() > 0 && total > query.skip()) {
@@ -644,6 +648,59 @@ public final class CompositeReader implements CompositeDatabase {
     }
     Aggregation aggregation = aggregator.result();
     return new Page(aggregation.count(), hits, aggregation);
+  }
+
+  /**
+   * The page of an ordered query without aggregations whose total the value dictionaries cannot
+   * give (a range filter, say): each partition is evaluated once, and its matches serve both the
+   * total and the bounded top, instead of a count over every partition followed by a second
+   * evaluation of the partitions that may enter the top. Null when the query is not such a query
+   * (unordered, no page, a large page, a total the dictionaries know, or a partition not read
+   * directly): the caller then takes the general path.
+   */
+  private Page orderedPageEvaluatedOnce(Query query) {
+    Plan plan = Plan.compile(schema, query);
+    if (!plan.ordered() || plan.limit == 0 || plan.wanted() > BOUNDED_TOP) {
+      return null;
+    }
+    for (DatabaseReader r : readers) {
+      if (r == null) {
+        return null;
+      }
+    }
+    ensurePartitionsOpen();
+    if (dictionary != null && windowFrom == null && dictionary.count(plan.condition) >= 0) {
+      return null; // a known total costs nothing: only the top needs evaluations
+    }
+    Matches[] evaluated = new Matches[readers.length];
+    long total = 0;
+    CompositeDictionary.Walk walk = walk(plan.condition);
+    for (int i = walk.next(); i >= 0; i = walk.next()) {
+      DatabaseReader r = readers[i];
+      r.ensureOpen();
+      Matches m = evaluate(i, plan.condition, walk.resolved);
+      if (m.kind == Matches.NONE) {
+        continue;
+      }
+      long c = r.count(m);
+      if (c > 0) {
+        total += c;
+        evaluated[i] = m;
+      }
+    }
+    java.util.Map<Database, Integer> index = partitionIndexes();
+    List<Hit> hits = new ArrayList<>();
+    if (total > plan.skip) {
+      boundedTop(
+          query,
+          plan,
+          evaluated,
+          (doc, db) -> {
+            hits.add(new Hit(index.get(db), doc, db));
+            return true;
+          });
+    }
+    return new Page(total, hits, new Aggregation(total, List.of(), List.of()));
   }
 
   /**
@@ -733,6 +790,16 @@ public final class CompositeReader implements CompositeDatabase {
    * current k-th, so once the heap is warm most partitions cost one comparison.
    */
   private void boundedTop(Query query, Plan plan, DocumentProcessor processor) {
+    boundedTop(query, plan, null, processor);
+  }
+
+  /**
+   * {@link #boundedTop(Query, Plan, DocumentProcessor)} over matches already evaluated per unit
+   * ({@code evaluated[i]}, null where a unit has none) when {@code evaluated} is not null: no
+   * partition is evaluated again, and only the units holding matches are visited.
+   */
+  private void boundedTop(
+      Query query, Plan plan, Matches[] evaluated, DocumentProcessor processor) {
     int k = plan.wanted();
     boolean[] desc = plan.descending;
     Entry[] heap = new Entry[k];
@@ -740,8 +807,10 @@ public final class CompositeReader implements CompositeDatabase {
     Threshold threshold = null;
     Cursor probe = null; // one partition's best document against the k-th kept, reused
     ensurePartitionsOpen();
-    CompositeDictionary.Walk walk = walk(plan.condition);
-    for (int i = walk.next(); i >= 0; i = walk.next()) {
+    CompositeDictionary.Walk walk = evaluated == null ? walk(plan.condition) : null;
+    for (int i = evaluated == null ? walk.next() : nextEvaluated(evaluated, 0);
+        i >= 0;
+        i = evaluated == null ? walk.next() : nextEvaluated(evaluated, i + 1)) {
       Cursor c;
       DatabaseReader r = readers[i];
       if (r != null && size == k) {
@@ -759,7 +828,8 @@ public final class CompositeReader implements CompositeDatabase {
         if (descending ? bound >= sort.valueCount : bound <= 0) {
           continue; // no value of the first key here is as good as the k-th kept one
         }
-        Matches m = evaluate(i, threshold.bounded, walk.resolved);
+        Matches m =
+            evaluated != null ? evaluated[i] : evaluate(i, threshold.bounded, walk.resolved);
         if (m.kind == Matches.NONE) {
           continue;
         }
@@ -779,6 +849,10 @@ public final class CompositeReader implements CompositeDatabase {
         c =
             new Cursor(
                 i, r, null, Ordering.top(r, m, plan.orderFields, desc, k), plan.orderFields, r);
+      } else if (evaluated != null) {
+        r.ensureOpen();
+        int[] docs = Ordering.top(r, evaluated[i], plan.orderFields, desc, k);
+        c = docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
       } else {
         c = cursor(i, query, plan, k, walk.resolved);
       }
@@ -808,6 +882,16 @@ public final class CompositeReader implements CompositeDatabase {
         return;
       }
     }
+  }
+
+  /** The first unit at or after {@code from} with evaluated matches, or -1. */
+  private static int nextEvaluated(Matches[] evaluated, int from) {
+    for (int i = from; i < evaluated.length; i++) {
+      if (evaluated[i] != null) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**
