@@ -19,10 +19,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -286,20 +288,45 @@ public final class Generations implements Closeable {
   /**
    * Serves another schema version from now on (rolling a schema change out, or back): the next
    * generation is built from that schema version's files only, and queries see the switch
-   * atomically. NOTE: partitions the store does not hold under that schema version are simply
-   * absent; switch once every partition has arrived.
+   * atomically. The switch is refused while that schema version lacks a partition the current
+   * generation serves, so a half-built version is never served.
    *
-   * @return completes with the new generation's id, or exceptionally when the store holds no file
-   *     of that schema version (the current generation keeps serving)
+   * @return completes with the new generation's id, or exceptionally (the current generation keeps
+   *     serving) when the store holds no file of that schema version, or not yet every partition
+   *     served now (the message names the missing ones)
    */
   public CompletableFuture<Long> switchSchemaVersion(int schemaVersion) {
-    if (store.servingFiles(schemaVersion).isEmpty()) {
+    NavigableMap<Integer, StoredFile> target = store.servingFiles(schemaVersion);
+    if (target.isEmpty()) {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException(
               "the store holds no partition of schema version "
                   + schemaVersion
                   + "; held schema versions: "
                   + store.schemaVersions()));
+    }
+    int sv = this.schemaVersion;
+    if (sv >= 0 && sv != schemaVersion) {
+      NavigableSet<Integer> missing = new TreeSet<>(store.servingFiles(sv).keySet());
+      missing.removeAll(target.keySet());
+      if (!missing.isEmpty()) {
+        return CompletableFuture.failedFuture(
+            new IllegalArgumentException(
+                "schema version "
+                    + schemaVersion
+                    + " is incomplete: the store holds "
+                    + target.size()
+                    + " of the partitions schema version "
+                    + sv
+                    + " serves, missing "
+                    + (missing.size() > 10
+                        ? missing.stream().limit(10).toList()
+                            + " and "
+                            + (missing.size() - 10)
+                            + " more"
+                        : missing)
+                    + "; switch once they have arrived"));
+      }
     }
     CompletableFuture<Long> result = new CompletableFuture<>();
     try {

@@ -278,7 +278,8 @@ class GenerationsTest {
   }
 
   @Test
-  void switchingTheSchemaVersionServesOnlyItsFilesAndRollsBack() throws Exception {
+  void switchingTheSchemaVersionWaitsForEveryPartitionServesOnlyItsFilesAndRollsBack()
+      throws Exception {
     Schema v2 =
         Schema.builder()
             .version(2)
@@ -309,10 +310,31 @@ class GenerationsTest {
             .hasCauseInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("holds no partition of schema version 3");
 
+        assertThatThrownBy(() -> gens.switchSchemaVersion(2).join())
+            .hasCauseInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("schema version 2 is incomplete")
+            .hasMessageContaining("missing [1]");
+        try (Generation g = gens.acquire()) {
+          assertThat(g.database().schema()).isEqualTo(TestFiles.SCHEMA); // still serving 1
+        }
+
+        byte[] second =
+            DatabaseBuilder.create(v2)
+                .add(
+                    Document.builder(v2)
+                        .add("partition", 1)
+                        .add("version", 1L)
+                        .add("row", 0)
+                        .build())
+                .toByteArray();
+        try (var staged = store.stage(new PartitionFileId(2, 1, 1), second.length)) {
+          Files.write(staged.path(), second);
+          staged.publish();
+        }
         gens.switchSchemaVersion(2).get(30, TimeUnit.SECONDS);
         try (Generation g = gens.acquire()) {
           assertThat(g.database().schema()).isEqualTo(v2);
-          assertThat(g.database().count(Query.all())).isEqualTo(1);
+          assertThat(g.database().count(Query.all())).isEqualTo(2);
         }
         gens.switchSchemaVersion(SCHEMA_VERSION).get(30, TimeUnit.SECONDS);
         try (Generation g = gens.acquire()) {
