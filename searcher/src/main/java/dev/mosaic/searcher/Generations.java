@@ -22,6 +22,7 @@ import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -289,7 +290,8 @@ public final class Generations implements Closeable {
    * Serves another schema version from now on (rolling a schema change out, or back): the next
    * generation is built from that schema version's files only, and queries see the switch
    * atomically. The switch is refused while that schema version lacks a partition the current
-   * generation serves, so a half-built version is never served.
+   * generation serves, so a half-built version is never served. It pins the version: without a pin,
+   * the searcher moves to a newer schema version by itself once that one is complete.
    *
    * @return completes with the new generation's id, or exceptionally (the current generation keeps
    *     serving) when the store holds no file of that schema version, or not yet every partition
@@ -512,6 +514,27 @@ public final class Generations implements Closeable {
     }
   }
 
+  /**
+   * A schema version newer than {@code sv} that holds every partition {@code sv} serves, the newest
+   * such, or {@code sv}: an unpinned searcher follows a schema change once the new version is
+   * complete (an operator's {@link #switchSchemaVersion} pins the version, for a rollback).
+   */
+  private int newestCompleteSchemaVersion(int sv) {
+    List<Integer> held = store.schemaVersions();
+    if (held.isEmpty() || held.get(held.size() - 1) <= sv) {
+      return sv;
+    }
+    Set<Integer> serving = store.servingFiles(sv).keySet();
+    for (int i = held.size() - 1; i >= 0 && held.get(i) > sv; i--) {
+      int newer = held.get(i);
+      if (store.servingFiles(newer).keySet().containsAll(serving)) {
+        LOG.info("schema version {} is complete: serving it instead of {}", newer, sv);
+        return newer;
+      }
+    }
+    return sv;
+  }
+
   private long buildNext(long start) {
     Generation cur = current.get();
     int sv = schemaVersion;
@@ -525,6 +548,9 @@ public final class Generations implements Closeable {
         }
         sv = held.get(held.size() - 1);
       }
+    }
+    if (configuredSchemaVersion == null) {
+      sv = newestCompleteSchemaVersion(sv);
     }
     NavigableMap<Integer, StoredFile> want = store.servingFiles(sv);
     if (want.isEmpty()) {
