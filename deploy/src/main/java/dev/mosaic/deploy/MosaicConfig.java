@@ -412,6 +412,9 @@ public final class MosaicConfig {
     /** Retired generations the unmapper may have waiting. */
     public final int maxUnmapBacklog;
 
+    /** Partitions per background group (0: every partition queried as itself). */
+    public final int partitionGroupSize;
+
     /** File holding the operator token, or null. */
     public final Path adminTokenFile;
 
@@ -470,6 +473,13 @@ public final class MosaicConfig {
       }
       arenaGroupSize = positive(m, "searcher.arena-group-size");
       maxUnmapBacklog = positive(m, "searcher.max-unmap-backlog");
+      partitionGroupSize = m.getInt("searcher.partition-group-size");
+      if (partitionGroupSize < 0 || partitionGroupSize == 1) {
+        throw bad(
+            m,
+            "searcher.partition-group-size",
+            "must be 0 (grouping off) or at least 2, got " + partitionGroupSize);
+      }
       verifyOnStart = m.getBoolean("searcher.verify-on-start");
       adminTokenFile = optionalPath(m, "searcher.admin-token-file");
       adminTokenEnv = m.getString("searcher.admin-token-env").strip();

@@ -139,6 +139,7 @@ public final class SearcherRole implements Closeable {
               .freeSpaceReserve(s.freeSpaceReserve)
               .arenaGroupSize(s.arenaGroupSize)
               .maxUnmapBacklog(s.maxUnmapBacklog)
+              .partitionGroupSize(s.partitionGroupSize)
               .verifyOnStart(s.verifyOnStart)
               .datacenter(spec.dc())
               .peerDiscovery(discovery)
