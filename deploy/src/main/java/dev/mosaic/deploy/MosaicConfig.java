@@ -418,6 +418,9 @@ public final class MosaicConfig {
     /** Time from a store event to the reopen that serves it. */
     public final Duration reopenDelay;
 
+    /** Partitions per background group (0: every partition queried as itself). */
+    public final int partitionGroupSize;
+
     /** File holding the operator token, or null. */
     public final Path adminTokenFile;
 
@@ -480,6 +483,13 @@ public final class MosaicConfig {
       reopenDelay = m.getDuration("searcher.reopen-delay");
       if (reopenDelay.isNegative()) {
         throw bad(m, "searcher.reopen-delay", "must not be negative, got " + reopenDelay);
+      }
+      partitionGroupSize = m.getInt("searcher.partition-group-size");
+      if (partitionGroupSize < 0 || partitionGroupSize == 1) {
+        throw bad(
+            m,
+            "searcher.partition-group-size",
+            "must be 0 (grouping off) or at least 2, got " + partitionGroupSize);
       }
       verifyOnStart = m.getBoolean("searcher.verify-on-start");
       adminTokenFile = optionalPath(m, "searcher.admin-token-file");

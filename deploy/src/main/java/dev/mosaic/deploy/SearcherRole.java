@@ -141,6 +141,7 @@ public final class SearcherRole implements Closeable {
               .maxUnmapBacklog(s.maxUnmapBacklog)
               .bulkReopenPartitions(s.bulkReopenPartitions)
               .reopenDelay(s.reopenDelay)
+              .partitionGroupSize(s.partitionGroupSize)
               .verifyOnStart(s.verifyOnStart)
               .datacenter(spec.dc())
               .peerDiscovery(discovery)

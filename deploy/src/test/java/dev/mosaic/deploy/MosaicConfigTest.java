@@ -64,6 +64,21 @@ class MosaicConfigTest {
   }
 
   @Test
+  void searchersGroupPartitionsByDefaultAndZeroTurnsItOff() {
+    assertThat(MosaicConfig.withOverrides(Map.of()).searcher.partitionGroupSize).isEqualTo(32);
+    assertThat(
+            MosaicConfig.withOverrides(Map.of("mosaic.searcher.partition-group-size", "0"))
+                .searcher
+                .partitionGroupSize)
+        .isZero();
+    assertThatThrownBy(
+            () -> MosaicConfig.withOverrides(Map.of("mosaic.searcher.partition-group-size", "1")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mosaic.searcher.partition-group-size")
+        .hasMessageContaining("must be 0 (grouping off) or at least 2, got 1");
+  }
+
+  @Test
   void missingConfigFileIsNamed() {
     Path missing = dir.resolve("nope.conf");
     assertThatThrownBy(() -> MosaicConfig.load(missing, Map.of()))

@@ -147,13 +147,6 @@ public final class PartitionGrouping implements Closeable {
     }
   }
 
-  /** Whether a merge is under way. */
-  public boolean merging() {
-    synchronized (lock) {
-      return merging;
-    }
-  }
-
   /** The current group of every block that has one, in block order. */
   public List<PartitionGroup> groups() {
     synchronized (lock) {

@@ -4,6 +4,11 @@ import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.PartitionGrouping;
 import dev.mosaic.format.Schema;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +22,8 @@ import org.slf4j.LoggerFactory;
  * Generations} composes every generation through {@link #compose} and hands each retired
  * generation's composite to {@link #release}.
  *
+ * <p>The group directory belongs to the grouping: files in it are deleted at start.
+ *
  * <p>Thread safety: safe for concurrent use.
  */
 final class BackgroundGrouping implements AutoCloseable {
@@ -26,7 +33,14 @@ final class BackgroundGrouping implements AutoCloseable {
   private final PartitionGrouping grouping;
   private long failuresLogged;
 
+  /**
+   * Creates the group directory when missing and deletes what a previous run left in it (group
+   * files of no generation now, temporary files of a merge cut short).
+   *
+   * @throws UncheckedIOException when the directory cannot be created or cleared
+   */
   BackgroundGrouping(PartitionGrouping.Config config, Runnable requestReopen) {
+    clear(config.directory());
     this.merger =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -63,6 +77,19 @@ final class BackgroundGrouping implements AutoCloseable {
           failed - failuresLogged,
           grouping.lastFailure());
       failuresLogged = failed;
+    }
+  }
+
+  private static void clear(Path directory) {
+    try {
+      Files.createDirectories(directory);
+      try (DirectoryStream<Path> left = Files.newDirectoryStream(directory, Files::isRegularFile)) {
+        for (Path file : left) {
+          Files.delete(file);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare the group directory " + directory, e);
     }
   }
 

@@ -921,8 +921,10 @@ public final class Generations implements Closeable {
 
     /**
      * Merges blocks of consecutive partitions into local groups in the background and queries them
-     * as groups ({@link PartitionGrouping}; default off). Costs the group files' disk space and
-     * mappings beside the partitions'.
+     * as groups ({@link PartitionGrouping}; default off here, on in the searcher node as its
+     * configuration says). Costs the group files' disk space and mappings beside the partitions'.
+     * The directory is created when missing and files left in it are deleted when the generations
+     * are built.
      */
     public Builder partitionGrouping(PartitionGrouping.Config config) {
       this.grouping = Objects.requireNonNull(config, "config");

@@ -87,6 +87,15 @@ public final class SearcherMain implements Runnable {
     int arenaGroupSize;
 
     @Option(
+        names = "--partition-group-size",
+        defaultValue = "32",
+        description =
+            "Consecutive partitions merged into one local group in the background and queried as"
+                + " one (group files in <store>/groups); 0 queries every partition as itself."
+                + " Default: ${DEFAULT-VALUE}.")
+    int partitionGroupSize;
+
+    @Option(
         names = "--query-threads",
         description = "Query threads. Default: number of cores, at least 2.")
     Integer queryThreads;
@@ -132,6 +141,7 @@ public final class SearcherMain implements Runnable {
               .maxLimit(maxLimit)
               .scanInterval(scanInterval)
               .arenaGroupSize(arenaGroupSize)
+              .partitionGroupSize(partitionGroupSize)
               .verifyOnStart(!skipVerifyOnStart)
               .allowUploads(allowUploadsMiB * 1024L * 1024L);
       if (schemaVersion != null) {

@@ -2,6 +2,7 @@ package dev.mosaic.searcher;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.mosaic.format.PartitionGrouping;
 import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.searcher.http.HttpApi;
@@ -67,6 +68,15 @@ public final class SearcherNode implements Closeable {
 
   /** The name of the node's first index when none was given. */
   public static final String DEFAULT_INDEX = "default";
+
+  /**
+   * Partitions per background group the launchers configure by default (see {@link
+   * Builder#partitionGroupSize}): 1024 partitions are queried as 32 groups.
+   */
+  public static final int DEFAULT_PARTITION_GROUP_SIZE = 32;
+
+  /** The directory of an index's group files, inside its store directory. */
+  static final String GROUP_DIRECTORY = "groups";
 
   private enum State {
     LATENT,
@@ -163,6 +173,11 @@ public final class SearcherNode implements Closeable {
             .bulkReopenPartitions(b.bulkReopenPartitions)
             .reopenDelay(b.reopenDelay)
             .meterRegistry(meters);
+    if (b.partitionGroupSize > 0) {
+      gb.partitionGrouping(
+          new PartitionGrouping.Config(
+              storeDirectory.resolve(GROUP_DIRECTORY), b.partitionGroupSize));
+    }
     if (schemaVersion != null) {
       gb.schemaVersion(schemaVersion);
     }
@@ -437,6 +452,7 @@ public final class SearcherNode implements Closeable {
     private int maxUnmapBacklog = Generations.DEFAULT_MAX_UNMAP_BACKLOG;
     private int bulkReopenPartitions = Generations.DEFAULT_BULK_REOPEN_PARTITIONS;
     private Duration reopenDelay = Generations.DEFAULT_REOPEN_DELAY;
+    private int partitionGroupSize;
     private int maxLimit = 1000;
     private int maxClauses = QueryLimits.DEFAULT.maxClauses();
     private int maxDepth = QueryLimits.DEFAULT.maxDepth();
@@ -548,6 +564,23 @@ public final class SearcherNode implements Closeable {
      */
     public Builder reopenDelay(Duration reopenDelay) {
       this.reopenDelay = Objects.requireNonNull(reopenDelay, "reopenDelay");
+      return this;
+    }
+
+    /**
+     * Consecutive partitions merged into one local group in the background, queried as one database
+     * (see {@link Generations.Builder#partitionGrouping}); 0 (the default here; the launchers
+     * default to {@value #DEFAULT_PARTITION_GROUP_SIZE}) queries every partition as itself. Group
+     * files go to {@code groups/} in each index's store directory.
+     *
+     * @throws IllegalArgumentException when negative or 1
+     */
+    public Builder partitionGroupSize(int partitionGroupSize) {
+      if (partitionGroupSize < 0 || partitionGroupSize == 1) {
+        throw new IllegalArgumentException(
+            "partitionGroupSize must be 0 (off) or at least 2, got " + partitionGroupSize);
+      }
+      this.partitionGroupSize = partitionGroupSize;
       return this;
     }
 

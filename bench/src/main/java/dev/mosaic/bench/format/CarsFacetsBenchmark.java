@@ -5,7 +5,6 @@ import static dev.mosaic.format.query.Condition.eq;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.format.Aggregation;
 import dev.mosaic.format.CompositeDatabase;
-import dev.mosaic.format.Database;
 import dev.mosaic.format.query.Condition;
 import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Stats;
@@ -35,6 +34,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -242,18 +242,24 @@ public class CarsFacetsBenchmark {
     }
   }
 
-  /** Our side: 1024 mapped partitions and a composite over them. */
+  /**
+   * Our side: 1024 mapped partitions, by default grouped as the searcher serves them, or ungrouped
+   * ({@link OursLayout}), and a composite over them.
+   */
   @State(Scope.Thread)
   public static class Ours {
-    List<Database> partitions;
+    @Param({OursLayout.GROUPED, OursLayout.UNGROUPED})
+    public String layout;
+
+    OursLayout opened;
     CompositeDatabase composite;
     Condition[] conditions;
     int next;
 
     @Setup
     public void open(Regions regions) throws IOException {
-      partitions = CarsData.openPartitions(CarsData.oursDirectory());
-      composite = CarsData.composite(partitions);
+      opened = OursLayout.open(layout);
+      composite = opened.composite;
       conditions =
           regions.regions.stream()
               .map(CarsFacetsBenchmark::oursCondition)
@@ -262,7 +268,7 @@ public class CarsFacetsBenchmark {
 
     @TearDown
     public void close() {
-      partitions.forEach(Database::close);
+      opened.close();
     }
   }
 

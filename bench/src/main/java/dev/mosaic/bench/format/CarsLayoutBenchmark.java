@@ -1,8 +1,6 @@
 package dev.mosaic.bench.format;
 
-import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.format.CompositeDatabase;
-import dev.mosaic.format.Database;
 import dev.mosaic.format.PartitionGroup;
 import dev.mosaic.format.query.Query;
 import java.io.IOException;
@@ -43,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 3)
 public class CarsLayoutBenchmark {
   /** The grouped layout's name; the others are partition counts. */
-  static final String GROUPED = "grouped";
+  static final String GROUPED = OursLayout.GROUPED;
 
   /** The composite of one layout and the queries. */
   @State(Scope.Thread)
@@ -55,8 +53,7 @@ public class CarsLayoutBenchmark {
     @Param({"1024", "64", GROUPED})
     public String layout;
 
-    List<Database> partitions;
-    List<PartitionGroup> groups = List.of();
+    OursLayout opened;
     CompositeDatabase composite;
     CarsQueries.Spec[] specs;
     Query[] queries;
@@ -64,14 +61,8 @@ public class CarsLayoutBenchmark {
 
     @Setup
     public void open() throws IOException {
-      int count = layout.equals(GROUPED) ? CarsData.PARTITIONS : Integer.parseInt(layout);
-      partitions = CarsData.openPartitions(CarsData.oursDirectory(count), count);
-      if (layout.equals(GROUPED)) {
-        groups = CarsData.openGroups(partitions, CarsData.groupCount());
-        composite = CompositeDatabase.grouped(CarsSchema.SCHEMA, partitions, groups);
-      } else {
-        composite = CarsData.composite(partitions);
-      }
+      opened = OursLayout.open(layout);
+      composite = opened.composite;
       List<CarsQueries.Spec> mix = CarsMixBenchmark.specs(kind);
       specs = mix.toArray(CarsQueries.Spec[]::new);
       queries = mix.stream().map(CarsQueries::ours).toArray(Query[]::new);
@@ -79,8 +70,7 @@ public class CarsLayoutBenchmark {
 
     @TearDown
     public void close() {
-      groups.forEach(PartitionGroup::close);
-      partitions.forEach(Database::close);
+      opened.close();
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.mosaic.bench.format;
 
 import dev.mosaic.format.CompositeDatabase;
-import dev.mosaic.format.Database;
 import dev.mosaic.format.query.Query;
 import java.io.IOException;
 import java.util.List;
@@ -25,8 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The cars workload on one thread: {@value CarsData#DOCUMENTS} offers; ours in 1024 (by default)
- * mapped partitions under one {@link CompositeDatabase}, Lucene in one merged index with doc values
- * for sorting. Each call runs the next query of a fixed list of {@value #QUERIES} ({@link
+ * mapped partitions under one {@link CompositeDatabase}, grouped as the searcher serves them or not
+ * ({@code -p layout=}, see {@link OursLayout}), Lucene in one merged index with doc values for
+ * sorting. Each call runs the next query of a fixed list of {@value #QUERIES} ({@link
  * CarsQueries}): the whole mix by default, or a single kind with {@code -p kind=top_published}
  * (count_region, top_published, by_price, marks_years).
  */
@@ -66,10 +66,16 @@ public class CarsMixBenchmark {
     return CarsQueries.generate(CarsData.offersDirectory(), QUERIES, QUERY_SEED, only);
   }
 
-  /** Our side: 1024 mapped partitions and a composite over them. */
+  /**
+   * Our side: 1024 mapped partitions, by default grouped as the searcher serves them, or ungrouped
+   * ({@link OursLayout}), and a composite over them.
+   */
   @State(Scope.Thread)
   public static class Ours {
-    List<Database> partitions;
+    @Param({OursLayout.GROUPED, OursLayout.UNGROUPED})
+    public String layout;
+
+    OursLayout opened;
     CompositeDatabase composite;
     CarsQueries.Spec[] specs;
     Query[] queries;
@@ -77,15 +83,15 @@ public class CarsMixBenchmark {
 
     @Setup
     public void open(Mix mix) throws IOException {
-      partitions = CarsData.openPartitions(CarsData.oursDirectory());
-      composite = CarsData.composite(partitions);
+      opened = OursLayout.open(layout);
+      composite = opened.composite;
       specs = mix.specs.toArray(CarsQueries.Spec[]::new);
       queries = mix.specs.stream().map(CarsQueries::ours).toArray(Query[]::new);
     }
 
     @TearDown
     public void close() {
-      partitions.forEach(Database::close);
+      opened.close();
     }
   }
 

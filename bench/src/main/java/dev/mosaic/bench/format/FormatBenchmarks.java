@@ -123,9 +123,18 @@ public final class FormatBenchmarks implements Callable<Integer> {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
       int mismatches = checkAgreement(partitions);
       disagreements += mismatches;
-      Collection<RunResult> run = jmh(CarsMixBenchmark.class, kind, partitions);
-      double ours = score(run, "ours");
-      double lucene = score(run, "lucene");
+      int mismatchesGrouped = groups > 0 ? checkGroupedAgreement() : 0;
+      disagreements += mismatchesGrouped;
+      // the gc profiler's bytes per query of both engines come from this very run
+      ChainedOptionsBuilder mix =
+          options(CarsMixBenchmark.class.getName() + "\\.", kind, partitions)
+              .param("layout", oursLayouts());
+      if (!profilers.contains("gc")) {
+        mix.addProfiler("gc");
+      }
+      Collection<RunResult> run = new Runner(mix.build()).run();
+      double ours = score(run, "ours", production());
+      double lucene = score(run, "lucene", null);
       results.add(
           String.format(
               Locale.ROOT,
@@ -134,49 +143,67 @@ public final class FormatBenchmarks implements Callable<Integer> {
               lucene,
               ours / lucene,
               (kind.equals("mix") ? "" : " kind=" + kind)
-                  + (partitions == 1024 ? "" : " partitions=" + partitions)
-                  + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+                  + layoutTail(mismatches + mismatchesGrouped)));
+      if (groups > 0) {
+        double plain = score(run, "ours", OursLayout.UNGROUPED);
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "INFO cars_mix_ungrouped ours_ops=%.1f lucene_ops=%.1f ratio=%.2f partitions=%d"
+                    + " (same JMH run; RESULT cars_mix is the production path, grouped)",
+                plain,
+                lucene,
+                plain / lucene,
+                partitions));
+      }
+      results.add(
+          String.format(
+              Locale.ROOT,
+              "INFO cars_mix_alloc ours_bytes_per_query=%.0f lucene_bytes_per_query=%.0f"
+                  + " ratio=%.2f%s (gc profiler, same JMH run)",
+              allocation(run, "ours", production()),
+              allocation(run, "lucene", null),
+              allocation(run, "ours", production()) / allocation(run, "lucene", null),
+              groups > 0
+                  ? String.format(
+                      Locale.ROOT,
+                      " ours_ungrouped_bytes_per_query=%.0f",
+                      allocation(run, "ours", OursLayout.UNGROUPED))
+                  : ""));
       if (comparePartitions > 0 || groups > 0) {
         results.addAll(layouts(ours, lucene));
         disagreements += disagreementsOfLayouts;
       }
       if (reopenRounds > 0) {
-        CarsReopen.Figures r = reopen(true);
-        CarsReopen.Figures anew = reopen(false);
-        if (groups > 0) {
-          CarsReopen.Figures grouped =
-              CarsReopen.measure(
-                  CarsData.oursDirectory(),
-                  CarsMixBenchmark.specs(kind),
-                  reopenRounds,
-                  1000L * warmupSeconds * warmupIterations,
-                  true,
-                  groups);
-          results.add(
-              String.format(
-                  Locale.ROOT,
-                  "INFO cars_reopen_grouped first_us=%.1f steady_us=%.1f ratio=%.2f groups=%d"
-                      + " (no merge again during the rounds)",
-                  grouped.firstMicros(),
-                  grouped.steadyMicros(),
-                  grouped.firstMicros() / grouped.steadyMicros(),
-                  groups));
-        }
+        // the production path: grouped, a new composite inheriting from the last on every reopen
+        CarsReopen.Figures r = reopen(true, groups);
+        CarsReopen.Figures plain = groups > 0 ? reopen(true, 0) : r;
+        CarsReopen.Figures anew = reopen(false, 0);
         results.add(
             String.format(
                 Locale.ROOT,
-                "RESULT cars_reopen first_us=%.1f steady_us=%.1f ratio=%.2f",
+                "RESULT cars_reopen first_us=%.1f steady_us=%.1f ratio=%.2f%s",
                 r.firstMicros(),
                 r.steadyMicros(),
-                r.firstMicros() / r.steadyMicros()));
+                r.firstMicros() / r.steadyMicros(),
+                groups > 0 ? " groups=" + groups : " ungrouped"));
         results.add(
             String.format(
                 Locale.ROOT,
                 "INFO cars_reopen build_us=%.1f median_round_ratio=%.2f rounds=%d"
-                    + " without_inheritance: first_us=%.1f steady_us=%.1f ratio=%.2f",
+                    + " (groups kept over the rounds: each replaced partition is served beside"
+                    + " its masked group)",
                 r.buildMicros(),
                 r.medianRatio(),
-                reopenRounds,
+                reopenRounds));
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "INFO cars_reopen_ungrouped first_us=%.1f steady_us=%.1f ratio=%.2f"
+                    + " without_inheritance: first_us=%.1f steady_us=%.1f ratio=%.2f",
+                plain.firstMicros(),
+                plain.steadyMicros(),
+                plain.firstMicros() / plain.steadyMicros(),
                 anew.firstMicros(),
                 anew.steadyMicros(),
                 anew.firstMicros() / anew.steadyMicros()));
@@ -194,10 +221,16 @@ public final class FormatBenchmarks implements Callable<Integer> {
     if (only.contains("facets")) {
       LOG.info("cars data: {} and {}", CarsData.oursDirectory(), CarsData.luceneDirectory());
       int mismatches = checkFacetsAgreement();
-      disagreements += mismatches;
-      Collection<RunResult> run = jmh(CarsFacetsBenchmark.class, null, partitions);
-      double ours = score(run, "ours");
-      double lucene = score(run, "lucene");
+      int mismatchesGrouped = groups > 0 ? checkFacetsAgreement(groups) : 0;
+      disagreements += mismatches + mismatchesGrouped;
+      Collection<RunResult> run =
+          new Runner(
+                  options(CarsFacetsBenchmark.class.getName() + "\\.", null, partitions)
+                      .param("layout", oursLayouts())
+                      .build())
+              .run();
+      double ours = score(run, "ours", production());
+      double lucene = score(run, "lucene", null);
       results.add(
           String.format(
               Locale.ROOT,
@@ -205,16 +238,23 @@ public final class FormatBenchmarks implements Callable<Integer> {
               ours,
               lucene,
               lucene / ours,
-              (partitions == 1024 ? "" : " partitions=" + partitions)
-                  + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches)));
+              layoutTail(mismatches + mismatchesGrouped)));
+      if (groups > 0) {
+        double plain = score(run, "ours", OursLayout.UNGROUPED);
+        results.add(
+            String.format(
+                Locale.ROOT,
+                "INFO cars_facets_ungrouped ours_us=%.1f lucene_us=%.1f ratio=%.2f partitions=%d"
+                    + " (same JMH run; RESULT cars_facets is the production path, grouped)",
+                plain,
+                lucene,
+                lucene / plain,
+                partitions));
+      }
       if (interleavedRounds > 0) {
         results.add(interleavedFacets());
         if (groups > 0) {
-          int mismatchesGrouped = checkFacetsAgreement(groups);
-          disagreements += mismatchesGrouped;
-          results.add(
-              interleavedFacets(groups)
-                  + (mismatchesGrouped == 0 ? "" : " MISMATCHES=" + mismatchesGrouped));
+          results.add(interleavedFacets(groups));
         }
       }
     }
@@ -315,7 +355,7 @@ public final class FormatBenchmarks implements Callable<Integer> {
       lines.add(
           String.format(
               Locale.ROOT,
-              "RESULT cars_mix_grouped ours_ops=%.1f lucene_ops=%.1f ratio=%.2f groups=%d%s",
+              "INFO cars_mix_grouped ours_ops=%.1f lucene_ops=%.1f ratio=%.2f groups=%d%s",
               grouped,
               lucene,
               grouped / lucene,
@@ -354,13 +394,33 @@ public final class FormatBenchmarks implements Callable<Integer> {
         .getScore();
   }
 
-  private CarsReopen.Figures reopen(boolean inherit) throws IOException {
+  private CarsReopen.Figures reopen(boolean inherit, int groupCount) throws IOException {
     return CarsReopen.measure(
         CarsData.oursDirectory(),
         CarsMixBenchmark.specs(kind),
         reopenRounds,
         1000L * warmupSeconds * warmupIterations,
-        inherit);
+        inherit,
+        groupCount);
+  }
+
+  /** The end of a RESULT line measured on our production layout: layout and disagreements. */
+  private String layoutTail(int mismatches) {
+    return (partitions == 1024 ? "" : " partitions=" + partitions)
+        + (groups > 0 ? " groups=" + groups : " ungrouped")
+        + (mismatches == 0 ? "" : " MISMATCHES=" + mismatches);
+  }
+
+  /** Our layout on the RESULT lines: grouped as the searcher serves, unless --groups 0. */
+  private String production() {
+    return groups > 0 ? OursLayout.GROUPED : OursLayout.UNGROUPED;
+  }
+
+  /** Our layouts measured by the cars mix and facets runs. */
+  private String[] oursLayouts() {
+    return groups > 0
+        ? new String[] {OursLayout.GROUPED, OursLayout.UNGROUPED}
+        : new String[] {OursLayout.UNGROUPED};
   }
 
   private static double loadAverage() {
@@ -401,12 +461,33 @@ public final class FormatBenchmarks implements Callable<Integer> {
   }
 
   private static double score(Collection<RunResult> run, String method) {
+    return score(run, method, null);
+  }
+
+  /** The score of {@code method} in our layout {@code layout} (null: any, for Lucene's side). */
+  private static double score(Collection<RunResult> run, String method, String layout) {
+    return result(run, method, layout).getPrimaryResult().getScore();
+  }
+
+  /** Bytes allocated per operation (the gc profiler's normalized allocation rate). */
+  private static double allocation(Collection<RunResult> run, String method, String layout) {
+    return result(run, method, layout).getSecondaryResults().entrySet().stream()
+        .filter(e -> e.getKey().endsWith("gc.alloc.rate.norm"))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no gc profile for " + method))
+        .getValue()
+        .getScore();
+  }
+
+  private static RunResult result(Collection<RunResult> run, String method, String layout) {
     return run.stream()
         .filter(r -> r.getParams().getBenchmark().endsWith("." + method))
+        .filter(r -> layout == null || layout.equals(r.getParams().getParam("layout")))
         .findFirst()
-        .orElseThrow(() -> new IllegalStateException("no result for " + method))
-        .getPrimaryResult()
-        .getScore();
+        .orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "no result for " + method + (layout == null ? "" : " in layout " + layout)));
   }
 
   private String interleavedCars() throws Exception {

@@ -24,7 +24,10 @@ import java.util.Map;
  * partition positions that changed since it was built. The first use of the field in the successor
  * patches it: only the values of the changed partitions are looked up and only the lists of those
  * values are rewritten, so a reopen that replaced one partition pays for that partition alone. When
- * more than {@link #PATCH_LIMIT_DIVISOR 1/8} of the positions changed, the field is built anew.
+ * positions moved (a grouped composite whose replaced partition split a group's window into two
+ * units), the unchanged ones keep their entries where they moved to and only the per-value lists
+ * are recounted. When more than {@link #PATCH_LIMIT_DIVISOR 1/8} of the positions changed, the
+ * field is built anew.
  *
  * <p>Thread safety: safe for concurrent use; building a field's dictionary is synchronized, a built
  * dictionary is immutable and published through a final-field object.
@@ -76,32 +79,83 @@ final class CompositeDictionary {
 
   /**
    * The dictionary of a composite over {@code next} (none null) that inherits this one's field
-   * dictionaries: a position keeps its entries when {@code next} holds the very same reader there.
-   * Costs one identity comparison per partition; the patching happens on a field's first use.
+   * dictionaries: a position keeps its entries when {@code next} holds the very same reader there,
+   * or when that reader was at another position here (the units of a grouped composite shift when a
+   * replaced partition splits its group's window, see {@code GroupLayout}). Costs one identity
+   * comparison per position (and an identity map of the positions when they moved); the patching
+   * happens on a field's first use.
    */
   synchronized CompositeDictionary successor(DatabaseReader[] next, long budgetBytes) {
-    java.util.BitSet changed = new java.util.BitSet();
-    for (int i = 0; i < Math.max(readers.length, next.length); i++) {
-      if (i >= readers.length || i >= next.length || readers[i] != next[i]) {
-        changed.set(i);
+    int[] from = new int[next.length];
+    int misses = 0;
+    for (int i = 0; i < next.length; i++) {
+      boolean same = i < readers.length && readers[i] == next[i];
+      from[i] = same ? i : -1;
+      misses += same ? 0 : 1;
+    }
+    if (misses > 1 || (misses > 0 && next.length != readers.length)) {
+      java.util.Map<DatabaseReader, Integer> at = new java.util.IdentityHashMap<>();
+      for (int i = readers.length - 1; i >= 0; i--) {
+        at.put(readers[i], i); // the first position of a reader listed twice
+      }
+      for (int i = 0; i < next.length; i++) {
+        if (from[i] < 0) {
+          from[i] = at.getOrDefault(next[i], -1);
+        }
       }
     }
     Inherited[] passed = new Inherited[fields.length];
     for (int f = 0; f < fields.length; f++) {
       Field built = fields[f];
       if (built != null && built != UNAVAILABLE) {
-        passed[f] = new Inherited(built, changed);
+        passed[f] = Inherited.of(built, from);
       } else if (built == null && inherited[f] != null) {
-        java.util.BitSet both = (java.util.BitSet) inherited[f].changed.clone();
-        both.or(changed);
-        passed[f] = new Inherited(inherited[f].field, both);
+        Inherited before = inherited[f];
+        int[] composed = new int[from.length];
+        for (int i = 0; i < from.length; i++) {
+          composed[i] = from[i] < 0 ? -1 : before.positionOf(from[i]);
+        }
+        passed[f] = Inherited.of(before.field, composed);
       }
     }
     return new CompositeDictionary(next, passed, budgetBytes);
   }
 
-  /** A predecessor's field dictionary and the positions changed since it was built. */
-  private record Inherited(Field field, java.util.BitSet changed) {}
+  /**
+   * A predecessor's field dictionary and where this composite's positions were in it: either
+   * positions stayed in place ({@code from} null) and {@code changed} holds those to look up anew
+   * and those that went; or they moved, {@code from[i]} is position {@code i}'s position in the
+   * field (-1: look it up anew) and {@code changed} holds the positions to look up.
+   */
+  private record Inherited(Field field, java.util.BitSet changed, int[] from) {
+    static Inherited of(Field field, int[] from) {
+      int oldN = field.idsByPartition.length;
+      java.util.BitSet changed = new java.util.BitSet();
+      boolean inPlace = true;
+      for (int i = 0; i < from.length; i++) {
+        if (from[i] < 0) {
+          changed.set(i);
+        } else {
+          inPlace &= from[i] == i;
+        }
+      }
+      if (!inPlace) {
+        return new Inherited(field, changed, from);
+      }
+      changed.set(from.length, Math.max(from.length, oldN)); // positions that went
+      return new Inherited(field, changed, null);
+    }
+
+    /** Where position {@code i} of the composite this was passed to is in the field, or -1. */
+    int positionOf(int i) {
+      return from != null ? from[i] : changed.get(i) ? -1 : i;
+    }
+
+    /** Positions to look up anew (and, in place, positions that went). */
+    int changedCount() {
+      return changed.cardinality();
+    }
+  }
 
   /** How many field dictionaries were derived by patching a predecessor's. */
   synchronized int patchedFields() {
@@ -137,9 +191,12 @@ final class CompositeDictionary {
     inherited[index] = null;
     f = null;
     if (from != null
-        && (long) from.changed.cardinality() * PATCH_LIMIT_DIVISOR <= readers.length
+        && (long) from.changedCount() * PATCH_LIMIT_DIVISOR <= readers.length
         && from.field.heapBytes <= budgetLeft) {
-      f = patch(index, from.field, from.changed);
+      f =
+          from.from == null
+              ? patch(index, from.field, from.changed)
+              : remap(index, from.field, from.from, from.changed);
       patched += f == null ? 0 : 1;
     }
     if (f == null) {
@@ -183,7 +240,6 @@ final class CompositeDictionary {
     int n = readers.length;
     int oldN = old.idsByPartition.length;
     long[] totals = old.totals.clone();
-    byte[][] values = old.values;
     int[][] partitions = old.partitions.clone();
     int[][] ranks = old.ranks.clone();
     int[][] idsByPartition = Arrays.copyOf(old.idsByPartition, n);
@@ -204,45 +260,27 @@ final class CompositeDictionary {
     IntArrayList addedIds = new IntArrayList();
     IntArrayList addedPartitions = new IntArrayList();
     IntArrayList addedRanks = new IntArrayList();
-    HashMap<ByteBuffer, Integer> fresh = new HashMap<>(old.ids.extra);
-    int valueCount = totals.length;
+    NewValues added = new NewValues(old);
     for (int p = changed.nextSetBit(0); p >= 0 && p < n; p = changed.nextSetBit(p + 1)) {
-      DatabaseReader r = readers[p];
-      r.ensureOpen();
-      FieldReader f = r.field(index);
+      FieldReader f = fieldOf(p, index);
       single[p] = f.singleValued;
-      int[] idOf = new int[f.valueCount];
       int[] countOf = new int[f.valueCount];
-      for (int rank = 0; rank < f.valueCount; rank++) {
-        byte[] value = f.valueBytes(rank);
-        ByteBuffer key = ByteBuffer.wrap(value);
-        Integer id = old.ids.base.get(key);
-        if (id == null) {
-          id = fresh.get(key);
+      int[] idOf = added.idsOf(f, countOf);
+      for (int rank = 0; rank < idOf.length; rank++) {
+        int id = idOf[rank];
+        if (id >= totals.length) {
+          int grown = Math.max(16, Math.max(id + 1, totals.length * 2));
+          totals = Arrays.copyOf(totals, grown);
+          partitions = Arrays.copyOf(partitions, grown);
+          ranks = Arrays.copyOf(ranks, grown);
         }
-        if (id == null) {
-          id = valueCount++;
-          fresh.put(key, id);
-          if (id >= totals.length) {
-            int grown = Math.max(16, totals.length * 2);
-            totals = Arrays.copyOf(totals, grown);
-            partitions = Arrays.copyOf(partitions, grown);
-            ranks = Arrays.copyOf(ranks, grown);
-          }
-          if (values == old.values || id >= values.length) {
-            // copied before the first write: the old array belongs to the old dictionary
-            values = Arrays.copyOf(values, Math.max(16, (id + 1) * 2));
-          }
+        if (partitions[id] == null) { // a value no partition had
           partitions[id] = new int[0];
           ranks[id] = new int[0];
-          values[id] = value;
-          estimate += PER_VALUE_OVERHEAD + value.length;
         }
-        idOf[rank] = id;
-        countOf[rank] = f.count(rank);
         totals[id] += countOf[rank];
         affected.set(id);
-        addedIds.add((int) id);
+        addedIds.add(id);
         addedPartitions.add(p);
         addedRanks.add(rank);
       }
@@ -250,6 +288,9 @@ final class CompositeDictionary {
       countsByPartition[p] = countOf;
       estimate += (long) f.valueCount * PER_ENTRY_BYTES;
     }
+    int valueCount = added.count;
+    byte[][] values = added.values;
+    estimate += added.bytes;
     if (estimate > budgetLeft) {
       return null;
     }
@@ -301,14 +342,8 @@ final class CompositeDictionary {
       partitions[id] = out == parts.length ? parts : Arrays.copyOf(parts, out);
       ranks[id] = out == rks.length ? rks : Arrays.copyOf(rks, out);
     }
-    ValueIds ids =
-        old.ids.base.isEmpty()
-            ? new ValueIds(fresh, Map.of())
-            : fresh.size() * 4L > old.ids.base.size() + 64L
-                ? old.ids.flattened(fresh)
-                : new ValueIds(old.ids.base, fresh);
     return new Field(
-        ids,
+        added.ids(),
         values,
         Arrays.copyOf(totals, valueCount),
         Arrays.copyOf(partitions, valueCount),
@@ -317,6 +352,151 @@ final class CompositeDictionary {
         countsByPartition,
         single,
         estimate);
+  }
+
+  /**
+   * {@code old} made true for this composite's partitions when positions moved: position {@code p}
+   * takes the entries of {@code old}'s position {@code from[p]} (shared, not copied), the positions
+   * in {@code changed} are looked up anew, and the per-value lists and totals are recounted from
+   * the per-position entries (integer work only, no value lookup). Null when the result does not
+   * fit the budget.
+   */
+  private Field remap(int index, Field old, int[] from, java.util.BitSet changed) {
+    int n = readers.length;
+    int[][] idsByPartition = new int[n][];
+    int[][] countsByPartition = new int[n][];
+    boolean[] single = new boolean[n];
+    long oldEntries = 0;
+    for (int[] ids : old.idsByPartition) {
+      oldEntries += ids.length;
+    }
+    long estimate = old.heapBytes - oldEntries * PER_ENTRY_BYTES;
+    NewValues added = new NewValues(old);
+    long entries = 0;
+    for (int p = 0; p < n; p++) {
+      if (from[p] >= 0) {
+        idsByPartition[p] = old.idsByPartition[from[p]];
+        countsByPartition[p] = old.countsByPartition[from[p]];
+        single[p] = old.single[from[p]];
+      } else {
+        FieldReader f = fieldOf(p, index);
+        single[p] = f.singleValued;
+        countsByPartition[p] = new int[f.valueCount];
+        idsByPartition[p] = added.idsOf(f, countsByPartition[p]);
+      }
+      entries += idsByPartition[p].length;
+    }
+    int valueCount = added.count;
+    estimate += added.bytes;
+    estimate += entries * PER_ENTRY_BYTES;
+    if (estimate > budgetLeft) {
+      return null;
+    }
+    // per value: the positions having it, ascending, and its rank there (a counting sort)
+    long[] totals = new long[valueCount];
+    int[] start = new int[valueCount + 1];
+    for (int p = 0; p < n; p++) {
+      int[] idOf = idsByPartition[p];
+      int[] countOf = countsByPartition[p];
+      for (int rank = 0; rank < idOf.length; rank++) {
+        start[idOf[rank] + 1]++;
+        totals[idOf[rank]] += countOf[rank];
+      }
+    }
+    int[][] partitions = new int[valueCount][];
+    int[][] ranks = new int[valueCount][];
+    for (int id = 0; id < valueCount; id++) {
+      int size = start[id + 1];
+      partitions[id] = new int[size];
+      ranks[id] = new int[size];
+      start[id + 1] = 0; // reused as the fill position of value id
+    }
+    for (int p = 0; p < n; p++) {
+      int[] idOf = idsByPartition[p];
+      for (int rank = 0; rank < idOf.length; rank++) {
+        int id = idOf[rank];
+        int at = start[id + 1]++;
+        partitions[id][at] = p;
+        ranks[id][at] = rank;
+      }
+    }
+    return new Field(
+        added.ids(),
+        added.values,
+        totals,
+        partitions,
+        ranks,
+        idsByPartition,
+        countsByPartition,
+        single,
+        estimate);
+  }
+
+  /** Position {@code p}'s reader of field {@code index}, checked open. */
+  private FieldReader fieldOf(int p, int index) {
+    DatabaseReader r = readers[p];
+    r.ensureOpen();
+    return r.field(index);
+  }
+
+  /**
+   * The value ids of a field being patched: those of the field it is derived from, and ids from its
+   * value count on for the values no partition had. Not thread safe: one per patch.
+   */
+  private static final class NewValues {
+    private final Field old;
+    private final HashMap<ByteBuffer, Integer> fresh;
+
+    /** Per value id: the bytes (the old field's array until a value is added). */
+    byte[][] values;
+
+    /** Value ids given so far. */
+    int count;
+
+    /** Estimated heap bytes of the values added. */
+    long bytes;
+
+    NewValues(Field old) {
+      this.old = old;
+      this.fresh = new HashMap<>(old.ids.extra);
+      this.values = old.values;
+      this.count = old.totals.length;
+    }
+
+    /** The value id of each rank of {@code f}; fills {@code countOf} with each rank's count. */
+    int[] idsOf(FieldReader f, int[] countOf) {
+      int[] idOf = new int[f.valueCount];
+      for (int rank = 0; rank < f.valueCount; rank++) {
+        byte[] value = f.valueBytes(rank);
+        ByteBuffer key = ByteBuffer.wrap(value);
+        Integer id = old.ids.get(key);
+        if (id == null) {
+          id = fresh.get(key);
+        }
+        if (id == null) {
+          id = count++;
+          fresh.put(key, id);
+          if (values == old.values || id >= values.length) {
+            // copied before the first write: the old array belongs to the old dictionary
+            values = Arrays.copyOf(values, Math.max(16, (id + 1) * 2));
+          }
+          values[id] = value;
+          bytes += PER_VALUE_OVERHEAD + value.length;
+        }
+        idOf[rank] = id;
+        countOf[rank] = f.count(rank);
+      }
+      return idOf;
+    }
+
+    /** The value-to-id map of the derived field. */
+    ValueIds ids() {
+      return old.ids.base.isEmpty()
+          ? new ValueIds(fresh, Map.of())
+          : fresh.size() * 4L > old.ids.base.size() + 64L
+              ? old.ids.flattened(fresh)
+              : new ValueIds(old.ids.base, fresh);
+    }
   }
 
   /**

@@ -13,6 +13,16 @@ import java.util.Arrays;
 final class Ordering {
   private Ordering() {}
 
+  /**
+   * Per thread: the buffer {@link #walk} collects one value's documents into (it never escapes a
+   * call: its documents are copied out), kept between queries up to {@link #MAX_RETAINED_GROUP}
+   * ints so that a query does not allocate one per partition.
+   */
+  private static final ThreadLocal<int[]> GROUP_SCRATCH =
+      ThreadLocal.withInitial(() -> new int[1024]);
+
+  private static final int MAX_RETAINED_GROUP = 1 << 16;
+
   /** The first {@code min(k, |m|)} matching documents in order. */
   static int[] top(DatabaseReader db, Matches m, int[] orderFields, boolean[] descending, int k) {
     FieldReader first = db.field(orderFields[0]);
@@ -40,7 +50,7 @@ final class Ordering {
     long[] filter = m.kind == Matches.ALL ? null : db.materialize(m);
     int[] out = new int[k];
     int n = 0;
-    int[] group = new int[16];
+    int[] group = GROUP_SCRATCH.get();
     int[] restFields = Arrays.copyOfRange(orderFields, 1, orderFields.length);
     boolean[] restDesc = Arrays.copyOfRange(descending, 1, descending.length);
     int values = first.valueCount;
@@ -52,6 +62,9 @@ final class Ordering {
       }
       if (group.length < count) {
         group = new int[Math.max(count, group.length * 2)];
+        if (group.length <= MAX_RETAINED_GROUP) {
+          GROUP_SCRATCH.set(group);
+        }
       }
       int g = first.collect(rank, filter, group);
       if (g == 0) {

@@ -102,6 +102,44 @@ class GroupedCompositeTest {
     check(random, grouped, partitions, 10);
   }
 
+  @Test
+  void aPartitionReplacedInsideAGroupPatchesTheInheritedDictionariesWhereTheUnitsMoved()
+      throws Exception {
+    Random random = new Random(SEED);
+    List<Database> partitions = new ArrayList<>();
+    for (int p = 0; p < 48; p++) {
+      partitions.add(partition(random, p));
+    }
+    List<PartitionGroup> groups = new ArrayList<>();
+    for (int from = 0; from < partitions.size(); from += 2) {
+      PartitionGroup g =
+          PartitionGroup.merge(
+              partitions.subList(from, from + 2), dir.resolve("pair-" + from + ".mosaic"));
+      opened.add(g);
+      groups.add(g);
+    }
+    CompositeReader current = CompositeReader.grouped(SCHEMA, partitions, groups);
+    for (int c = 0; c < 14; c++) {
+      current.count(Query.where(Condition.eq("color", "c" + c))); // builds the dictionaries
+    }
+    int patches = 0;
+    for (int generation = 0; generation < 6; generation++) {
+      partitions = new ArrayList<>(partitions);
+      // one member of a group replaced: the group's window splits, the units after it move
+      int p = 2 * random.nextInt(partitions.size() / 2) + random.nextInt(2);
+      partitions.set(p, partition(random, 300 + generation));
+      current = (CompositeReader) current.withPartitions(partitions, groups);
+      for (int c = 0; c < 14; c++) {
+        current.count(Query.where(Condition.eq("color", "c" + c)));
+      }
+      patches += current.dictionaryPatches();
+      check(random, current, partitions, "generation " + generation, executor);
+    }
+    assertThat(patches)
+        .as("generations whose color dictionary was patched rather than built anew")
+        .isEqualTo(6);
+  }
+
   /** Consecutive runs of 1 to 9 partitions, each merged into a group file. */
   private List<PartitionGroup> mergeGroups(Random random, List<Database> partitions, String name)
       throws Exception {
