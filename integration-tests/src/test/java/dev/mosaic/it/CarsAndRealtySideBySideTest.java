@@ -65,7 +65,7 @@ class CarsAndRealtySideBySideTest {
 
   private static boolean countsEqualTheListings() throws Exception {
     long cars = carsListed();
-    long realty = cluster.simulator("realty").offerCount();
+    long realty = realtyListed();
     for (SearcherRole s : cluster.runningSearchers()) {
       SearcherClient.Answer c = SearcherClient.post(s.httpAddress(), "/indexes/cars/count", "{}");
       SearcherClient.Answer r = SearcherClient.post(s.httpAddress(), "/indexes/realty/count", "{}");
@@ -99,7 +99,7 @@ class CarsAndRealtySideBySideTest {
     assertThat(cluster.latestVersions("realty").keySet()).allMatch(p -> p >= 0 && p < 8);
     assertThat(cluster.latestVersions("cars").keySet()).allMatch(p -> p >= 0 && p < 16);
     long cars = carsListed();
-    long realty = cluster.simulator("realty").offerCount();
+    long realty = realtyListed();
     for (SearcherRole s : cluster.runningSearchers()) {
       String a = s.httpAddress();
       assertThat(total(a, "/indexes/cars/count", "{}")).as(s.nodeId()).isEqualTo(cars);
@@ -119,6 +119,11 @@ class CarsAndRealtySideBySideTest {
   /** The cars the partners list, and the freshness probe's offers (it probes the cars index). */
   private static long carsListed() {
     return cluster.simulator("cars").offerCount() + cluster.config().probe.offers;
+  }
+
+  /** The realty partners' offers and the realty freshness probe's (each index has its probe). */
+  private static long realtyListed() {
+    return cluster.simulator("realty").offerCount() + cluster.config().probe.offers;
   }
 
   @Test
@@ -150,7 +155,7 @@ class CarsAndRealtySideBySideTest {
             "realty v2",
             ProtoTypes.builtIn());
     assertThat(v2.schema().version()).isEqualTo(2);
-    long realty = cluster.simulator("realty").offerCount();
+    long realty = realtyListed();
     Map<String, Map<Integer, PartitionFileId>> carsBefore = new TreeMap<>();
     for (SearcherRole s : cluster.runningSearchers()) {
       carsBefore.put(s.nodeId(), s.servedFiles("cars"));

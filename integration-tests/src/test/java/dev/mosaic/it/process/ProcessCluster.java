@@ -183,6 +183,11 @@ final class ProcessCluster implements AutoCloseable {
               });
         }
       }
+      if (!ownDisk) {
+        // superseded files stay a while, so that answers can be checked against the files of the
+        // generation they ran on (a grouped generation serves its members' older versions)
+        sets.add("mosaic.searcher.keep-versions=16");
+      }
       List<String> launcher = List.of();
       if (ownDisk) {
         Files.createDirectories(disk);
