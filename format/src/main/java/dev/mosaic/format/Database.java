@@ -1,7 +1,6 @@
 package dev.mosaic.format;
 
 import dev.mosaic.format.impl.DatabaseReader;
-import dev.mosaic.format.query.Query;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -93,9 +92,9 @@ public interface Database extends Searchable, Closeable {
   /** The comparable bytes of a sortable field of a document (a copy). */
   byte[] sortableBytes(int document, String field);
 
-  /** As {@link #execute(Query, DocumentProcessor)}, every document from partition 0. */
+  /** As {@link #execute(CompiledQuery, DocumentProcessor)}, every document from partition 0. */
   @Override
-  default void execute(Query query, HitProcessor processor) {
+  default void execute(CompiledQuery query, HitProcessor processor) {
     execute(query, (document, database) -> processor.process(0, document, database));
   }
 

@@ -26,7 +26,32 @@ public interface Searchable {
    * @throws IllegalArgumentException for an unknown field, a non-filterable field in a condition or
    *     a value of the wrong type; the message names the field
    */
-  long count(Query query);
+  default long count(Query query) {
+    return count(compile(Query.where(query.condition())));
+  }
+
+  /**
+   * Compiles a request once (see {@link CompiledQuery}): the query, and the facets and statistics
+   * that {@link #aggregate(CompiledQuery)} and {@link #page(CompiledQuery)} compute with it.
+   *
+   * @throws IllegalArgumentException as {@link #execute(Query, DocumentProcessor)} and {@link
+   *     #aggregate(Condition, List, List)}; the message names the field
+   */
+  CompiledQuery compile(Query query, List<Facet> facets, List<Stats> stats);
+
+  /** {@link #compile(Query, List, List)} without facets or statistics. */
+  default CompiledQuery compile(Query query) {
+    return compile(query, List.of(), List.of());
+  }
+
+  /**
+   * As {@link #count(Query)} for a compiled request (its sort keys, skip, limit, facets and stats
+   * are ignored).
+   *
+   * @throws IllegalArgumentException when {@code query} was not compiled by {@link #compile} for
+   *     this schema
+   */
+  long count(CompiledQuery query);
 
   /**
    * Emits the matching documents in the query's order (document id order, and partition order for a
@@ -35,7 +60,16 @@ public interface Searchable {
    *
    * @throws IllegalArgumentException as {@link #count}, and for ordering on a non-sortable field
    */
-  void execute(Query query, DocumentProcessor processor);
+  default void execute(Query query, DocumentProcessor processor) {
+    execute(compile(query), processor);
+  }
+
+  /**
+   * As {@link #execute(Query, DocumentProcessor)} for a compiled request.
+   *
+   * @throws IllegalArgumentException as {@link #count(CompiledQuery)}
+   */
+  void execute(CompiledQuery query, DocumentProcessor processor);
 
   /**
    * As {@link #execute(Query, DocumentProcessor)}, also giving the processor the index of each
@@ -44,7 +78,16 @@ public interface Searchable {
    *
    * @throws IllegalArgumentException as {@link #execute(Query, DocumentProcessor)}
    */
-  void execute(Query query, HitProcessor processor);
+  default void execute(Query query, HitProcessor processor) {
+    execute(compile(query), processor);
+  }
+
+  /**
+   * As {@link #execute(Query, HitProcessor)} for a compiled request.
+   *
+   * @throws IllegalArgumentException as {@link #count(CompiledQuery)}
+   */
+  void execute(CompiledQuery query, HitProcessor processor);
 
   /**
    * A page of the query and its total count in one call: the matches in query order after {@code
@@ -60,21 +103,21 @@ public interface Searchable {
    * with the condition evaluated once per partition for all of them (where {@link #count}, {@link
    * #aggregate} and {@link #execute} would evaluate it once each). NOTE: the page is collected in a
    * list, so give the query a limit; for an ordered query each partition sorts its own first {@code
-   * skip + limit} matches (no partition is skipped, as every one must be counted anyway). The
-   * default implementation, for searchables other than the format's own, aggregates and executes
-   * separately.
+   * skip + limit} matches (no partition is skipped, as every one must be counted anyway).
    *
    * @throws IllegalArgumentException as {@link #execute} and {@link #aggregate}
    */
   default Page page(Query query, List<Facet> facets, List<Stats> stats) {
-    Aggregation aggregation = aggregate(query.condition(), facets, stats);
-    List<Hit> hits = new java.util.ArrayList<>();
-    execute(
-        query,
-        (int partition, int document, Database database) ->
-            hits.add(new Hit(partition, document, database)));
-    return new Page(aggregation.count(), hits, aggregation);
+    return page(compile(query, facets, stats));
   }
+
+  /**
+   * {@link #page(Query, List, List)} of a compiled request (with the facets and stats it was
+   * compiled with).
+   *
+   * @throws IllegalArgumentException as {@link #count(CompiledQuery)}
+   */
+  Page page(CompiledQuery query);
 
   /**
    * Facet counts and field statistics over the documents matching {@code condition}, in one pass
@@ -97,7 +140,17 @@ public interface Searchable {
    * @throws IllegalArgumentException for an unknown field, a facet on a non-filterable field, stats
    *     on a non-sortable field, or a value of the wrong type; the message names the field
    */
-  Aggregation aggregate(Condition condition, List<Facet> facets, List<Stats> stats);
+  default Aggregation aggregate(Condition condition, List<Facet> facets, List<Stats> stats) {
+    return aggregate(compile(Query.where(condition), facets, stats));
+  }
+
+  /**
+   * {@link #aggregate(Condition, List, List)} of a compiled request: its facets and stats over the
+   * matches of its condition (sort keys, skip and limit are ignored).
+   *
+   * @throws IllegalArgumentException as {@link #count(CompiledQuery)}
+   */
+  Aggregation aggregate(CompiledQuery query);
 
   /** The facet counts of {@link #aggregate} alone. */
   default List<Aggregation.FacetCounts> facets(Condition condition, Facet... facets) {
@@ -107,30 +160,20 @@ public interface Searchable {
   /**
    * Runs the query with a trace: each step of its condition (per partition for a composite) with
    * its matching count and time, and the final {@code execute} step honouring order, skip and
-   * limit. The default implementation reports the whole count and execution as single steps.
+   * limit.
    *
    * @throws IllegalArgumentException as {@link #execute}
    */
   default Explanation explain(Query query) {
-    long start = System.nanoTime();
-    long count = count(query);
-    long counted = System.nanoTime();
-    long[] emitted = {0};
-    execute(
-        query,
-        (doc, db) -> {
-          emitted[0]++;
-          return true;
-        });
-    long end = System.nanoTime();
-    return new Explanation(
-        "query " + query,
-        emitted[0],
-        end - start,
-        List.of(
-            new Explanation("count " + query.condition(), count, counted - start, List.of()),
-            new Explanation("execute", emitted[0], end - counted, List.of())));
+    return explain(compile(query));
   }
+
+  /**
+   * {@link #explain(Query)} of a compiled request.
+   *
+   * @throws IllegalArgumentException as {@link #count(CompiledQuery)}
+   */
+  Explanation explain(CompiledQuery query);
 
   /** The statistics of one field, as {@link #aggregate} computes them. */
   default Aggregation.FieldStats stats(Condition condition, Stats stats) {

@@ -85,18 +85,33 @@ class CompositeOfWrappedPartitionsTest {
     }
 
     @Override
-    public long count(Query query) {
+    public CompiledQuery compile(Query query, List<Facet> facets, List<Stats> stats) {
+      return inner.compile(query, facets, stats);
+    }
+
+    @Override
+    public long count(CompiledQuery query) {
       return inner.count(query);
     }
 
     @Override
-    public void execute(Query query, DocumentProcessor processor) {
+    public void execute(CompiledQuery query, DocumentProcessor processor) {
       inner.execute(query, (doc, db) -> processor.process(doc, this));
     }
 
     @Override
-    public Aggregation aggregate(Condition condition, List<Facet> facets, List<Stats> stats) {
-      return inner.aggregate(condition, facets, stats);
+    public Aggregation aggregate(CompiledQuery query) {
+      return inner.aggregate(query);
+    }
+
+    @Override
+    public Page page(CompiledQuery query) {
+      throw new UnsupportedOperationException("not needed by the composite");
+    }
+
+    @Override
+    public Explanation explain(CompiledQuery query) {
+      return inner.explain(query);
     }
 
     @Override

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.google.protobuf.Descriptors.Descriptor;
 import dev.mosaic.format.Aggregation;
+import dev.mosaic.format.CompiledQuery;
 import dev.mosaic.format.CompositeDatabase;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Explanation;
@@ -14,10 +15,7 @@ import dev.mosaic.format.Page;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.json.CountRequest;
 import dev.mosaic.format.json.SearchRequest;
-import dev.mosaic.format.query.Condition;
-import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Query;
-import dev.mosaic.format.query.Stats;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.ByteArrayOutputStream;
@@ -186,12 +184,15 @@ public final class SearchService {
     try (Generation g = generations.acquire()) {
       CompositeDatabase db = g.database();
       CountRequest c = JsonQuery.parseCount(json, db.schema(), limits);
+      // compiled once, for the count or the aggregation
+      CompiledQuery request =
+          checked(() -> db.compile(Query.where(c.condition()), c.facets(), c.stats()));
       Aggregation aggregation = null;
       long total;
       if (c.facets().isEmpty() && c.stats().isEmpty()) {
-        total = countChecked(db, Query.where(c.condition()));
+        total = checked(() -> db.count(request));
       } else {
-        aggregation = aggregateChecked(db, c.condition(), c.facets(), c.stats());
+        aggregation = checked(() -> checkFacetSizes(db.aggregate(request)));
         total = aggregation.count();
       }
       checkBudget(deadline, "counting");
@@ -208,23 +209,14 @@ public final class SearchService {
     }
   }
 
-  private Aggregation aggregateChecked(
-      CompositeDatabase db, Condition condition, List<Facet> facets, List<Stats> stats) {
+  /**
+   * Runs a call into the format, turning what it refuses ({@link IllegalArgumentException}: the
+   * parser checks everything it knows, whatever the format still refuses is the query's fault) into
+   * a {@link BadQueryException}.
+   */
+  private static <T> T checked(java.util.function.Supplier<T> call) {
     try {
-      return checkFacetSizes(db.aggregate(condition, facets, stats));
-    } catch (BadQueryException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      throw new BadQueryException(e.getMessage(), e);
-    }
-  }
-
-  private Page pageChecked(
-      CompositeDatabase db, Query query, List<Facet> facets, List<Stats> stats) {
-    try {
-      Page page = db.page(query, facets, stats);
-      checkFacetSizes(page.aggregation());
-      return page;
+      return call.get();
     } catch (BadQueryException e) {
       throw e;
     } catch (IllegalArgumentException e) {
@@ -297,16 +289,6 @@ public final class SearchService {
     }
   }
 
-  private static Explanation explainChecked(CompositeDatabase db, Query q) {
-    try {
-      return db.explain(q);
-    } catch (BadQueryException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      throw new BadQueryException(e.getMessage(), e);
-    }
-  }
-
   private static void writeExplanation(JsonGenerator gen, Explanation e) throws IOException {
     gen.writeStartObject();
     gen.writeStringField("step", e.step());
@@ -322,18 +304,6 @@ public final class SearchService {
     gen.writeEndObject();
   }
 
-  private static long countChecked(CompositeDatabase db, Query q) {
-    try {
-      return db.count(q);
-    } catch (BadQueryException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      // the parser checks everything it knows; whatever the format still refuses is the query's
-      // fault
-      throw new BadQueryException(e.getMessage(), e);
-    }
-  }
-
   private byte[] doSearch(byte[] json, long arrived) throws IOException {
     long t0 = System.nanoTime();
     long deadline = deadline(arrived);
@@ -342,9 +312,11 @@ public final class SearchService {
       CompositeDatabase db = g.database();
       Schema schema = db.schema();
       SearchRequest s = JsonQuery.parseSearch(json, schema, limits);
-      // one evaluation of the filter per partition gives the total, the facets and stats, and the
-      // page
-      Page page = pageChecked(db, s.query(), s.facets(), s.stats());
+      // compiled once for the page and the trace; one evaluation of the filter per partition gives
+      // the total, the facets and stats, and the page
+      CompiledQuery request = checked(() -> db.compile(s.query(), s.facets(), s.stats()));
+      Page page = checked(() -> db.page(request));
+      checkFacetSizes(page.aggregation());
       Aggregation aggregation = page.aggregation();
       checkBudget(deadline, "counting the matches");
       Optional<Descriptor> type = payloads.descriptor(schema.payloadType());
@@ -363,7 +335,7 @@ public final class SearchService {
         gen.writeEndArray();
         writeAggregation(gen, aggregation);
         if (s.explain()) {
-          Explanation trace = explainChecked(db, s.query());
+          Explanation trace = checked(() -> db.explain(request));
           checkBudget(deadline, "explaining");
           gen.writeFieldName("explain");
           writeExplanation(gen, trace);

@@ -86,75 +86,44 @@ final class Aggregator {
     GIVEN_VALUES
   }
 
+  /** Compiles {@code condition}, facets and stats (for tests; queries pass their {@link Plan}). */
   Aggregator(Schema schema, Condition condition, List<Facet> facets, List<Stats> stats) {
+    this(
+        schema,
+        Plan.compile(schema, dev.mosaic.format.query.Query.where(condition), facets, stats));
+  }
+
+  /** An aggregator of {@code plan}'s facets and stats over the matches of its condition. */
+  Aggregator(Schema schema, Plan plan) {
     this.schema = schema;
-    this.condition = Plan.compileCondition(schema, condition);
-    this.facets = List.copyOf(facets);
-    this.statsRequests = List.copyOf(stats);
+    this.condition = plan.condition;
+    AggregationPlan a = plan.aggregation;
+    this.facets = a.facets;
+    this.statsRequests = a.stats;
     int nf = this.facets.size();
-    facetFields = new int[nf];
-    facetKeys = new Key[nf][];
+    facetFields = a.facetFields;
+    facetKeys = a.facetKeys;
     facetValueCounts = new long[nf][];
     facetTables = new FacetTable[nf];
     facetDictionaries = new CompositeDictionary.Field[nf];
     idCounts = new long[nf][];
     for (int i = 0; i < nf; i++) {
-      Facet f = this.facets.get(i);
-      int index = Plan.indexOf(schema, f.field());
-      Field field = schema.fields().get(index);
-      if (!field.role().isFilterable()) {
-        throw new IllegalArgumentException(
-            "field '"
-                + f.field()
-                + "' is "
-                + field.role()
-                + ", not filterable: cannot facet on it");
-      }
-      facetFields[i] = index;
-      if (f.kind() == Facet.Kind.VALUES) {
-        facetKeys[i] = keys(field, f.values());
-        facetValueCounts[i] = new long[f.values().size()];
+      if (facetKeys[i] != null) {
+        facetValueCounts[i] = new long[facetKeys[i].length];
       } else {
         facetTables[i] = new FacetTable();
       }
     }
     int ns = statsRequests.size();
-    statsFields = new int[ns];
-    bounds = new Key[ns][];
+    statsFields = a.statsFields;
+    bounds = a.bounds;
     min = new Key[ns];
     max = new Key[ns];
     statsCounts = new long[ns];
     buckets = new long[ns][];
     for (int i = 0; i < ns; i++) {
-      Stats s = statsRequests.get(i);
-      int index = Plan.indexOf(schema, s.field());
-      Field field = schema.fields().get(index);
-      if (!field.role().isSortable()) {
-        throw new IllegalArgumentException(
-            "field '" + s.field() + "' is " + field.role() + ", not sortable: no stats on it");
-      }
-      statsFields[i] = index;
-      bounds[i] = keys(field, s.bounds());
-      for (int b = 1; b < bounds[i].length; b++) {
-        if (Arrays.compareUnsigned(bounds[i][b - 1].bytes(), bounds[i][b].bytes()) >= 0) {
-          throw new IllegalArgumentException(
-              "field '" + s.field() + "': histogram bounds must be strictly ascending");
-        }
-      }
       buckets[i] = new long[bounds[i].length == 0 ? 0 : bounds[i].length + 1];
     }
-  }
-
-  private static Key[] keys(Field field, List<Object> values) {
-    Key[] keys = new Key[values.size()];
-    for (int i = 0; i < keys.length; i++) {
-      try {
-        keys[i] = Key.of(field.type().encode(values.get(i)));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("field '" + field.name() + "': " + e.getMessage(), e);
-      }
-    }
-    return keys;
   }
 
   /** The compiled condition, whose leaf slots {@link #add(DatabaseReader, int[])} resolves. */

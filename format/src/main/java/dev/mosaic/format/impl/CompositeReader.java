@@ -279,8 +279,20 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
-  public long count(Query query) {
-    Plan.Node node = Plan.compileCondition(schema, query.condition());
+  public dev.mosaic.format.CompiledQuery compile(
+      Query query,
+      List<dev.mosaic.format.query.Facet> facets,
+      List<dev.mosaic.format.query.Stats> stats) {
+    return Plan.compile(schema, query, facets, stats);
+  }
+
+  @Override
+  public long count(dev.mosaic.format.CompiledQuery query) {
+    return count(Plan.of(query, schema));
+  }
+
+  private long count(Plan plan) {
+    Plan.Node node = plan.condition;
     long total = 0;
     if (dictionary != null) {
       ensurePartitionsOpen();
@@ -302,18 +314,18 @@ public final class CompositeReader implements CompositeDatabase {
         r.ensureOpen();
         total += count(i, node, null);
       } else {
-        total += units[i].count(query);
+        total += units[i].count(plan.query);
       }
     }
     return total;
   }
 
   @Override
-  public dev.mosaic.format.Explanation explain(Query query) {
+  public dev.mosaic.format.Explanation explain(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
     if (windowFrom != null) {
-      return CompositeDatabase.super.explain(query); // no per-unit trace of a partial window
+      return explainWhole(plan); // no per-unit trace of a partial window
     }
-    Plan plan = Plan.compile(schema, query);
     long start = System.nanoTime();
     List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
     long total = 0;
@@ -321,42 +333,63 @@ public final class CompositeReader implements CompositeDatabase {
       dev.mosaic.format.Explanation e;
       if (readers[i] != null) {
         readers[i].ensureOpen();
-        e = readers[i].explain(plan, query, "partition " + i + " (" + readers[i].source() + ")");
+        e = readers[i].explain(plan, "partition " + i + " (" + readers[i].source() + ")");
       } else {
-        e = units[i].explain(query);
+        e = units[i].explain(plan.query);
         e = new dev.mosaic.format.Explanation("partition " + i, e.matches(), e.nanos(), List.of(e));
       }
       total += e.children().get(0).matches();
       children.add(e);
     }
     long partitionsDone = System.nanoTime();
-    long[] emitted = {0};
-    execute(
-        query,
-        (doc, db) -> {
-          emitted[0]++;
-          return true;
-        });
+    long emitted = countEmitted(plan);
     long end = System.nanoTime();
     children.add(
         new dev.mosaic.format.Explanation(
-            "merge partitions (skip=" + query.skip() + ", limit=" + query.limit() + ")",
-            emitted[0],
+            "merge partitions (skip=" + plan.skip + ", limit=" + plan.limit + ")",
+            emitted,
             end - partitionsDone,
             List.of()));
     return new dev.mosaic.format.Explanation(
         "composite of " + readers.length + " partitions; condition matches " + total,
-        emitted[0],
+        emitted,
         end - start,
         children);
   }
 
+  /** The trace of a query as two steps: the whole count, then the whole execution. */
+  private dev.mosaic.format.Explanation explainWhole(Plan plan) {
+    long start = System.nanoTime();
+    long count = count(plan);
+    long counted = System.nanoTime();
+    long emitted = countEmitted(plan);
+    long end = System.nanoTime();
+    return new dev.mosaic.format.Explanation(
+        "query " + plan.query,
+        emitted,
+        end - start,
+        List.of(
+            new dev.mosaic.format.Explanation(
+                "count " + plan.query.condition(), count, counted - start, List.of()),
+            new dev.mosaic.format.Explanation("execute", emitted, end - counted, List.of())));
+  }
+
+  /** Runs the plan, returning the number of documents it emits. */
+  private long countEmitted(Plan plan) {
+    long[] emitted = {0};
+    execute(
+        plan,
+        (doc, db) -> {
+          emitted[0]++;
+          return true;
+        });
+    return emitted[0];
+  }
+
   @Override
-  public dev.mosaic.format.Aggregation aggregate(
-      dev.mosaic.format.query.Condition condition,
-      List<dev.mosaic.format.query.Facet> facets,
-      List<dev.mosaic.format.query.Stats> stats) {
-    Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+  public dev.mosaic.format.Aggregation aggregate(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
+    Aggregator aggregator = new Aggregator(schema, plan);
     if (dictionary != null) {
       // only the partitions that can match, their leaves resolved without a per-partition search
       ensurePartitionsOpen();
@@ -374,7 +407,7 @@ public final class CompositeReader implements CompositeDatabase {
     }
     for (int i = 0; i < readers.length; i++) {
       if (readers[i] == null) {
-        aggregator.addForeign(units[i], condition);
+        aggregator.addForeign(units[i], plan.query.condition());
       } else if (windowFrom == null) {
         aggregator.add(readers[i]);
       } else {
@@ -433,7 +466,7 @@ public final class CompositeReader implements CompositeDatabase {
 
   @Override
   public long count(Query query, java.util.concurrent.Executor executor) {
-    Plan.Node node = Plan.compileCondition(schema, query.condition());
+    Plan.Node node = Plan.compile(schema, Query.where(query.condition())).condition;
     long total = 0;
     for (long c :
         perPartition(
@@ -461,7 +494,7 @@ public final class CompositeReader implements CompositeDatabase {
     if (plan.ordered()) {
       int k = plan.wanted();
       List<Cursor> cursors = new ArrayList<>();
-      for (Cursor c : perPartition(executor, i -> cursor(i, query, plan, k))) {
+      for (Cursor c : perPartition(executor, i -> cursor(i, plan, k))) {
         if (c != null) {
           cursors.add(c);
         }
@@ -542,9 +575,9 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
-  public void execute(Query query, HitProcessor processor) {
+  public void execute(dev.mosaic.format.CompiledQuery query, HitProcessor processor) {
     java.util.Map<Database, Integer> index = partitionIndexes();
-    execute(query, (doc, db) -> processor.process(index.get(db), doc, db));
+    execute(Plan.of(query, schema), (doc, db) -> processor.process(index.get(db), doc, db));
   }
 
   /**
@@ -554,33 +587,30 @@ public final class CompositeReader implements CompositeDatabase {
    * counted, aggregated and paged through their public methods.
    */
   @Override
-  public Page page(
-      Query query,
-      List<dev.mosaic.format.query.Facet> facets,
-      List<dev.mosaic.format.query.Stats> stats) {
-    if (facets.isEmpty() && stats.isEmpty()) {
+  public Page page(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
+    if (plan.aggregation.isEmpty()) {
       // Nothing to aggregate: the total comes from the value dictionaries where they answer it,
       // and an ordered page skips the partitions that cannot beat the current k-th document;
       // evaluating every partition once for both would cost more than the two paths together.
-      Page evaluatedOnce = orderedPageEvaluatedOnce(query);
+      Page evaluatedOnce = orderedPageEvaluatedOnce(plan);
       if (evaluatedOnce != null) {
         return evaluatedOnce;
       }
-      long total = count(query);
+      long total = count(plan);
       List<Hit> hits = new ArrayList<>();
-      if (query.limit() > 0 && total > query.skip()) {
+      if (plan.limit > 0 && total > plan.skip) {
+        java.util.Map<Database, Integer> index = partitionIndexes();
         execute(
-            query,
-            (HitProcessor)
-                (partition, doc, db) -> {
-                  hits.add(new Hit(partition, doc, db));
-                  return true;
-                });
+            plan,
+            (doc, db) -> {
+              hits.add(new Hit(index.get(db), doc, db));
+              return true;
+            });
       }
       return new Page(total, hits, new Aggregation(total, List.of(), List.of()));
     }
-    Plan plan = Plan.compile(schema, query);
-    Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
+    Aggregator aggregator = new Aggregator(schema, plan);
     Plan.Node condition = aggregator.condition();
     List<Hit> hits = new ArrayList<>();
     List<Cursor> cursors = new ArrayList<>();
@@ -603,22 +633,22 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r == null) {
         Database d = units[i];
-        aggregator.addForeign(d, query.condition());
+        aggregator.addForeign(d, plan.query.condition());
         if (plan.limit == 0) {
           continue;
         }
         if (plan.ordered()) {
-          Cursor c = cursor(i, query, plan, k);
+          Cursor c = cursor(i, plan, k);
           if (c != null) {
             cursors.add(c);
           }
         } else if (limit > 0) {
-          long c = d.count(query);
+          long c = d.count(plan.query);
           if (skip >= c) {
             skip -= c;
             continue;
           }
-          limit -= emitForeign(d, query, skip, limit, collect);
+          limit -= emitForeign(d, plan.query, skip, limit, collect);
           skip = 0;
         }
         continue;
@@ -658,8 +688,7 @@ public final class CompositeReader implements CompositeDatabase {
    * (unordered, no page, a large page, a total the dictionaries know, or a partition not read
    * directly): the caller then takes the general path.
    */
-  private Page orderedPageEvaluatedOnce(Query query) {
-    Plan plan = Plan.compile(schema, query);
+  private Page orderedPageEvaluatedOnce(Plan plan) {
     if (!plan.ordered() || plan.limit == 0 || plan.wanted() > BOUNDED_TOP) {
       return null;
     }
@@ -692,7 +721,6 @@ public final class CompositeReader implements CompositeDatabase {
     List<Hit> hits = new ArrayList<>();
     if (total > plan.skip) {
       boundedTop(
-          query,
           plan,
           evaluated,
           (doc, db) -> {
@@ -726,19 +754,22 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   @Override
-  public void execute(Query query, DocumentProcessor processor) {
-    Plan plan = Plan.compile(schema, query);
+  public void execute(dev.mosaic.format.CompiledQuery query, DocumentProcessor processor) {
+    execute(Plan.of(query, schema), processor);
+  }
+
+  private void execute(Plan plan, DocumentProcessor processor) {
     if (plan.limit == 0) {
       return;
     }
     if (plan.ordered()) {
-      merge(query, plan, processor);
+      merge(plan, processor);
     } else {
-      inPartitionOrder(query, plan, processor);
+      inPartitionOrder(plan, processor);
     }
   }
 
-  private void inPartitionOrder(Query query, Plan plan, DocumentProcessor processor) {
+  private void inPartitionOrder(Plan plan, DocumentProcessor processor) {
     long skip = plan.skip;
     long limit = plan.limit;
     ensurePartitionsOpen();
@@ -747,12 +778,12 @@ public final class CompositeReader implements CompositeDatabase {
       DatabaseReader r = readers[i];
       if (r == null) {
         Database d = units[i];
-        long c = d.count(query);
+        long c = d.count(plan.query);
         if (skip >= c) {
           skip -= c;
           continue;
         }
-        long emitted = emitForeign(d, query, skip, limit, processor);
+        long emitted = emitForeign(d, plan.query, skip, limit, processor);
         if (emitted == DatabaseReader.STOPPED) {
           return;
         }
@@ -789,17 +820,16 @@ public final class CompositeReader implements CompositeDatabase {
    * in a bounded max-heap; each partition's sorted candidates enter only while they beat the
    * current k-th, so once the heap is warm most partitions cost one comparison.
    */
-  private void boundedTop(Query query, Plan plan, DocumentProcessor processor) {
-    boundedTop(query, plan, null, processor);
+  private void boundedTop(Plan plan, DocumentProcessor processor) {
+    boundedTop(plan, null, processor);
   }
 
   /**
-   * {@link #boundedTop(Query, Plan, DocumentProcessor)} over matches already evaluated per unit
-   * ({@code evaluated[i]}, null where a unit has none) when {@code evaluated} is not null: no
-   * partition is evaluated again, and only the units holding matches are visited.
+   * {@link #boundedTop(Plan, DocumentProcessor)} over matches already evaluated per unit ({@code
+   * evaluated[i]}, null where a unit has none) when {@code evaluated} is not null: no partition is
+   * evaluated again, and only the units holding matches are visited.
    */
-  private void boundedTop(
-      Query query, Plan plan, Matches[] evaluated, DocumentProcessor processor) {
+  private void boundedTop(Plan plan, Matches[] evaluated, DocumentProcessor processor) {
     int k = plan.wanted();
     boolean[] desc = plan.descending;
     Entry[] heap = new Entry[k];
@@ -854,7 +884,7 @@ public final class CompositeReader implements CompositeDatabase {
         int[] docs = Ordering.top(r, evaluated[i], plan.orderFields, desc, k);
         c = docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
       } else {
-        c = cursor(i, query, plan, k, walk.resolved);
+        c = cursor(i, plan, k, walk.resolved);
       }
       if (c == null) {
         continue;
@@ -932,12 +962,12 @@ public final class CompositeReader implements CompositeDatabase {
   }
 
   /** A partition's ordered candidates, or null when it has none. */
-  private Cursor cursor(int i, Query query, Plan plan, int k) {
-    return cursor(i, query, plan, k, null);
+  private Cursor cursor(int i, Plan plan, int k) {
+    return cursor(i, plan, k, null);
   }
 
-  /** {@link #cursor(int, Query, Plan, int)} with leaf ranks resolved (or null). */
-  private Cursor cursor(int i, Query query, Plan plan, int k, int[] resolved) {
+  /** {@link #cursor(int, Plan, int)} with leaf ranks resolved (or null). */
+  private Cursor cursor(int i, Plan plan, int k, int[] resolved) {
     DatabaseReader r = readers[i];
     if (r != null) {
       r.ensureOpen();
@@ -949,7 +979,7 @@ public final class CompositeReader implements CompositeDatabase {
       return docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
     }
     Database d = units[i];
-    int[] docs = collect(d, query.skip(0).limit(k));
+    int[] docs = collect(d, plan.query.skip(0).limit(k));
     return docs.length == 0 ? null : new Cursor(i, null, d, docs, plan.orderFields, d);
   }
 
@@ -1029,17 +1059,17 @@ public final class CompositeReader implements CompositeDatabase {
     heap[i] = item;
   }
 
-  private void merge(Query query, Plan plan, DocumentProcessor processor) {
+  private void merge(Plan plan, DocumentProcessor processor) {
     int k = plan.wanted();
     if (k <= BOUNDED_TOP) {
-      boundedTop(query, plan, processor);
+      boundedTop(plan, processor);
       return;
     }
     List<Cursor> cursors = new ArrayList<>();
     ensurePartitionsOpen();
     CompositeDictionary.Walk walk = walk(plan.condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
-      Cursor c = cursor(i, query, plan, k, walk.resolved);
+      Cursor c = cursor(i, plan, k, walk.resolved);
       if (c != null) {
         cursors.add(c);
       }

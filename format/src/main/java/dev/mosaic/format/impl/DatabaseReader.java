@@ -671,39 +671,41 @@ public final class DatabaseReader implements Database {
   }
 
   @Override
-  public long count(Query query) {
-    Plan.Node node = Plan.compileCondition(schema, query.condition());
-    ensureOpen();
-    return count(node);
+  public dev.mosaic.format.CompiledQuery compile(
+      Query query,
+      java.util.List<dev.mosaic.format.query.Facet> facets,
+      java.util.List<dev.mosaic.format.query.Stats> stats) {
+    return Plan.compile(schema, query, facets, stats);
   }
 
   @Override
-  public void execute(Query query, DocumentProcessor processor) {
-    Plan plan = Plan.compile(schema, query);
+  public long count(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
+    ensureOpen();
+    return count(plan.condition);
+  }
+
+  @Override
+  public void execute(dev.mosaic.format.CompiledQuery query, DocumentProcessor processor) {
+    Plan plan = Plan.of(query, schema);
     ensureOpen();
     execute(plan, processor);
   }
 
   @Override
-  public dev.mosaic.format.Aggregation aggregate(
-      dev.mosaic.format.query.Condition condition,
-      java.util.List<dev.mosaic.format.query.Facet> facets,
-      java.util.List<dev.mosaic.format.query.Stats> stats) {
-    Aggregator aggregator = new Aggregator(schema, condition, facets, stats);
+  public dev.mosaic.format.Aggregation aggregate(dev.mosaic.format.CompiledQuery query) {
+    Aggregator aggregator = new Aggregator(schema, Plan.of(query, schema));
     aggregator.add(this);
     return aggregator.result();
   }
 
   /** The total, aggregation and page from one evaluation of the condition. */
   @Override
-  public dev.mosaic.format.Page page(
-      Query query,
-      java.util.List<dev.mosaic.format.query.Facet> facets,
-      java.util.List<dev.mosaic.format.query.Stats> stats) {
-    Plan plan = Plan.compile(schema, query);
-    Aggregator aggregator = new Aggregator(schema, query.condition(), facets, stats);
+  public dev.mosaic.format.Page page(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
+    Aggregator aggregator = new Aggregator(schema, plan);
     ensureOpen();
-    Matches m = evaluate(aggregator.condition());
+    Matches m = evaluate(plan.condition);
     long total = aggregator.add(this, m, -1);
     java.util.List<dev.mosaic.format.Hit> hits = new java.util.ArrayList<>();
     if (total > 0 && plan.limit > 0) {
@@ -714,17 +716,17 @@ public final class DatabaseReader implements Database {
   }
 
   @Override
-  public dev.mosaic.format.Explanation explain(Query query) {
-    Plan plan = Plan.compile(schema, query);
+  public dev.mosaic.format.Explanation explain(dev.mosaic.format.CompiledQuery query) {
+    Plan plan = Plan.of(query, schema);
     ensureOpen();
-    return explain(plan, query, "partition " + source);
+    return explain(plan, "partition " + source);
   }
 
   /**
    * The trace of a query on this partition, named {@code name} (see {@link PartitionExplainer}).
    */
-  dev.mosaic.format.Explanation explain(Plan plan, Query query, String name) {
-    return new PartitionExplainer(this, schema, blooms).explain(plan, query, name);
+  dev.mosaic.format.Explanation explain(Plan plan, String name) {
+    return new PartitionExplainer(this, schema, blooms).explain(plan, name);
   }
 
   // ----- execution -----------------------------------------------------------------------------

@@ -20,7 +20,8 @@ final class PartitionExplainer {
     this.blooms = blooms;
   }
 
-  dev.mosaic.format.Explanation explain(Plan plan, Query query, String name) {
+  dev.mosaic.format.Explanation explain(Plan plan, String name) {
+    Query query = plan.query;
     long start = System.nanoTime();
     dev.mosaic.format.Explanation condition = explain(plan.condition);
     long executeStart = System.nanoTime();
@@ -40,7 +41,7 @@ final class PartitionExplainer {
             condition,
             new dev.mosaic.format.Explanation(
                 "execute(orderBy="
-                    + query.orderBy()
+                    + query.orders()
                     + ", skip="
                     + query.skip()
                     + ", limit="

@@ -1,19 +1,32 @@
 package dev.mosaic.format.impl;
 
+import dev.mosaic.format.CompiledQuery;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
+import dev.mosaic.format.query.Facet;
 import dev.mosaic.format.query.Order;
 import dev.mosaic.format.query.Query;
+import dev.mosaic.format.query.Stats;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
 /**
- * A query compiled against a schema: field names resolved to indexes, values encoded to comparable
- * bytes once (not once per partition), and every role checked. Immutable and thread safe.
+ * A request compiled against a schema: the query's field names resolved to indexes, values encoded
+ * to comparable bytes once (not once per partition), every role checked, and its facets and stats
+ * compiled ({@link AggregationPlan}). The one compiled form of a request: {@link
+ * dev.mosaic.format.Searchable#compile} returns it, and count, execute, aggregate, page and explain
+ * all run from it. Immutable and thread safe.
  */
-final class Plan {
+final class Plan implements CompiledQuery {
+  /** Compilations so far on each thread: a test hook proving that a request compiles once. */
+  private static final ThreadLocal<long[]> COMPILATIONS =
+      ThreadLocal.withInitial(() -> new long[1]);
+
+  final Schema schema;
+  final Query query;
+  final AggregationPlan aggregation;
   final Node condition;
   final int[] orderFields;
   final boolean[] descending;
@@ -23,7 +36,18 @@ final class Plan {
   /** Number of leaf slots of the condition (see {@link Eq#slot()}). */
   final int slots;
 
-  private Plan(Node condition, int[] orderFields, boolean[] descending, int skip, int limit) {
+  private Plan(
+      Schema schema,
+      Query query,
+      AggregationPlan aggregation,
+      Node condition,
+      int[] orderFields,
+      boolean[] descending,
+      int skip,
+      int limit) {
+    this.schema = schema;
+    this.query = query;
+    this.aggregation = aggregation;
     this.condition = condition;
     this.slots = slotCount(condition);
     this.orderFields = orderFields;
@@ -42,9 +66,52 @@ final class Plan {
     return orderFields.length > 0;
   }
 
-  /** Compiles the condition only. */
-  static Node compileCondition(Schema schema, Condition condition) {
-    return compile(schema, condition, new int[1]);
+  @Override
+  public Schema schema() {
+    return schema;
+  }
+
+  @Override
+  public Query query() {
+    return query;
+  }
+
+  @Override
+  public List<Facet> facets() {
+    return aggregation.facets;
+  }
+
+  @Override
+  public List<Stats> stats() {
+    return aggregation.stats;
+  }
+
+  @Override
+  public String toString() {
+    return "CompiledQuery{" + query + ", facets=" + facets() + ", stats=" + stats() + "}";
+  }
+
+  /** Number of requests compiled so far on the calling thread (a test hook). */
+  static long compilationsOnThisThread() {
+    return COMPILATIONS.get()[0];
+  }
+
+  /**
+   * The plan a compiled query is, checked to be one of ours compiled against {@code schema}.
+   *
+   * @throws IllegalArgumentException for another implementation or another schema
+   */
+  static Plan of(CompiledQuery compiled, Schema schema) {
+    if (!(compiled instanceof Plan plan)) {
+      throw new IllegalArgumentException(
+          "not a query compiled by Searchable.compile: "
+              + (compiled == null ? "null" : compiled.getClass().getName()));
+    }
+    if (plan.schema != schema && !plan.schema.equals(schema)) {
+      throw new IllegalArgumentException(
+          "query compiled for schema " + plan.schema + ", not for this one's " + schema);
+    }
+    return plan;
   }
 
   /**
@@ -70,8 +137,18 @@ final class Plan {
     return max;
   }
 
-  /** Compiles a whole query. */
+  /** Compiles a query without facets or stats. */
   static Plan compile(Schema schema, Query query) {
+    return compile(schema, query, List.of(), List.of());
+  }
+
+  /**
+   * Compiles a whole request: the query's condition and sort keys, then its facets and stats.
+   *
+   * @throws IllegalArgumentException naming the field of the first problem
+   */
+  static Plan compile(Schema schema, Query query, List<Facet> facets, List<Stats> stats) {
+    COMPILATIONS.get()[0]++;
     Node node = compile(schema, query.condition(), new int[1]);
     List<Order> orders = query.orders();
     int[] fields = new int[orders.size()];
@@ -87,7 +164,8 @@ final class Plan {
       fields[i] = index;
       desc[i] = o.descending();
     }
-    return new Plan(node, fields, desc, query.skip(), query.limit());
+    AggregationPlan aggregation = AggregationPlan.compile(schema, facets, stats);
+    return new Plan(schema, query, aggregation, node, fields, desc, query.skip(), query.limit());
   }
 
   static int indexOf(Schema schema, String name) {
