@@ -1,7 +1,6 @@
 package dev.mosaic.format.impl;
 
 import dev.mosaic.format.Aggregation;
-import dev.mosaic.format.Database;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.query.Condition;
@@ -463,46 +462,6 @@ final class Aggregator {
       }
     }
     return lo;
-  }
-
-  /** Adds a partition that is not read directly, through its public {@code aggregate}. */
-  void addForeign(Database d, Condition condition) {
-    List<Facet> all = new ArrayList<>();
-    for (Facet f : facets) {
-      all.add(f.kind() == Facet.Kind.VALUES ? f : Facet.all(f.field()));
-    }
-    Aggregation a = d.aggregate(condition, all, statsRequests);
-    count += a.count();
-    for (int i = 0; i < facets.size(); i++) {
-      Field field = schema.fields().get(facetFields[i]);
-      List<Aggregation.Entry> entries = a.facets().get(i).entries();
-      for (int k = 0; k < entries.size(); k++) {
-        Aggregation.Entry e = entries.get(k);
-        if (facetKeys[i] != null) {
-          facetValueCounts[i][k] += e.count();
-        } else {
-          facetTables[i].add(field.type().encode(e.value()), e.count());
-        }
-      }
-    }
-    for (int i = 0; i < statsRequests.size(); i++) {
-      Field field = schema.fields().get(statsFields[i]);
-      Aggregation.FieldStats s = a.stats().get(i);
-      statsCounts[i] += s.count();
-      if (s.count() > 0) {
-        byte[] low = field.type().encode(s.min());
-        byte[] high = field.type().encode(s.max());
-        if (min[i] == null || Arrays.compareUnsigned(low, min[i].bytes()) < 0) {
-          min[i] = Key.of(low);
-        }
-        if (max[i] == null || Arrays.compareUnsigned(high, max[i].bytes()) > 0) {
-          max[i] = Key.of(high);
-        }
-      }
-      for (int j = 0; j < s.buckets().size(); j++) {
-        buckets[i][j] += s.buckets().get(j);
-      }
-    }
   }
 
   Aggregation result() {

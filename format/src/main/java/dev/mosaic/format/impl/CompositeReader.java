@@ -16,7 +16,6 @@ import dev.mosaic.format.query.Query;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,8 +28,8 @@ import java.util.List;
  * are emitted as the merge proceeds.
  *
  * <p>Thread safety: immutable; safe for concurrent queries. NOTE: does not own its partitions.
- * Partitions opened through {@link Database} are read directly; other {@link Database}
- * implementations (wrappers, say) are queried through their public methods, which is slower.
+ * Every partition (and group) is read directly: it must be a database the format opened ({@link
+ * Database#open}, {@link Database#map} or {@link Database#fromBytes}); others are refused.
  */
 public final class CompositeReader implements CompositeDatabase {
   private final Schema schema;
@@ -46,13 +45,13 @@ public final class CompositeReader implements CompositeDatabase {
 
   private final int[] windowTo;
 
-  /** Per unit: the unit when read directly, else null. */
+  /** Per unit: the unit, read directly. */
   private final DatabaseReader[] readers;
 
   private final long documentCount;
   private final long dictionaryBudgetBytes;
 
-  /** Null when some partition is not a {@link DatabaseReader} or the budget is zero. */
+  /** Null when the budget is zero. */
   private final CompositeDictionary dictionary;
 
   /** The distinct lifetimes of the partitions' memory (one per arena). */
@@ -119,23 +118,26 @@ public final class CompositeReader implements CompositeDatabase {
         throw new IllegalArgumentException(
             "group database " + d + " has schema " + d.schema() + ", expected " + schema);
       }
-      readers[i] = d instanceof DatabaseReader r ? r : null;
+      if (!(d instanceof DatabaseReader r)) {
+        throw new IllegalArgumentException(
+            (layout.runs[i] == null ? "partition " : "group database ")
+                + d
+                + " is a "
+                + d.getClass().getName()
+                + ", not a database opened by the format (Database.open, map or fromBytes): a"
+                + " composite reads its partitions directly");
+      }
+      readers[i] = r;
       n += windowFrom == null ? d.documentCount() : windowTo[i] - windowFrom[i];
     }
     this.documentCount = n;
-    boolean allReaders = true;
-    for (DatabaseReader r : readers) {
-      allReaders &= r != null;
-    }
     java.util.Set<MemorySegment.Scope> distinct =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (DatabaseReader r : readers) {
-      if (r != null) {
-        distinct.add(r.scope());
-      }
+      distinct.add(r.scope());
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
-    if (!allReaders || dictionaryBudgetBytes <= 0) {
+    if (dictionaryBudgetBytes <= 0) {
       // NOTE: with a partial window the dictionaries' whole-database totals are not used
       this.dictionary = null;
     } else if (predecessor != null && predecessor.dictionary != null) {
@@ -238,9 +240,7 @@ public final class CompositeReader implements CompositeDatabase {
       return;
     }
     for (DatabaseReader r : readers) {
-      if (r != null) {
-        r.ensureOpen();
-      }
+      r.ensureOpen();
     }
     openCheckedAt = closes;
   }
@@ -309,13 +309,8 @@ public final class CompositeReader implements CompositeDatabase {
       return total;
     }
     for (int i = 0; i < readers.length; i++) {
-      DatabaseReader r = readers[i];
-      if (r != null) {
-        r.ensureOpen();
-        total += count(i, node, null);
-      } else {
-        total += units[i].count(plan.query);
-      }
+      readers[i].ensureOpen();
+      total += count(i, node, null);
     }
     return total;
   }
@@ -330,14 +325,9 @@ public final class CompositeReader implements CompositeDatabase {
     List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
     long total = 0;
     for (int i = 0; i < readers.length; i++) {
-      dev.mosaic.format.Explanation e;
-      if (readers[i] != null) {
-        readers[i].ensureOpen();
-        e = readers[i].explain(plan, "partition " + i + " (" + readers[i].source() + ")");
-      } else {
-        e = units[i].explain(plan.query);
-        e = new dev.mosaic.format.Explanation("partition " + i, e.matches(), e.nanos(), List.of(e));
-      }
+      readers[i].ensureOpen();
+      dev.mosaic.format.Explanation e =
+          readers[i].explain(plan, "partition " + i + " (" + readers[i].source() + ")");
       total += e.children().get(0).matches();
       children.add(e);
     }
@@ -406,9 +396,7 @@ public final class CompositeReader implements CompositeDatabase {
       return aggregator.result();
     }
     for (int i = 0; i < readers.length; i++) {
-      if (readers[i] == null) {
-        aggregator.addForeign(units[i], plan.query.condition());
-      } else if (windowFrom == null) {
+      if (windowFrom == null) {
         aggregator.add(readers[i]);
       } else {
         readers[i].ensureOpen();
@@ -472,11 +460,7 @@ public final class CompositeReader implements CompositeDatabase {
         perPartition(
             executor,
             i -> {
-              DatabaseReader r = readers[i];
-              if (r == null) {
-                return units[i].count(query);
-              }
-              r.ensureOpen();
+              readers[i].ensureOpen();
               return count(i, node, null);
             })) {
       total += c;
@@ -508,33 +492,13 @@ public final class CompositeReader implements CompositeDatabase {
         perPartition(
             executor,
             i -> {
-              DatabaseReader r = readers[i];
-              if (r == null) {
-                return null;
-              }
-              r.ensureOpen();
+              readers[i].ensureOpen();
               return evaluate(i, plan.condition, null);
             });
     long skip = plan.skip;
     long limit = plan.limit;
     for (int i = 0; i < readers.length && limit > 0; i++) {
       DatabaseReader r = readers[i];
-      if (r == null) {
-        // A foreign partition: run it as the sequential path does.
-        Database d = units[i];
-        long c = d.count(query);
-        if (skip >= c) {
-          skip -= c;
-          continue;
-        }
-        long emitted = emitForeign(d, query, skip, limit, processor);
-        if (emitted == DatabaseReader.STOPPED) {
-          return;
-        }
-        limit -= emitted;
-        skip = 0;
-        continue;
-      }
       Matches m = matches.get(i);
       if (m.kind == Matches.NONE) {
         continue;
@@ -631,28 +595,6 @@ public final class CompositeReader implements CompositeDatabase {
     CompositeDictionary.Walk walk = walk(condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
       DatabaseReader r = readers[i];
-      if (r == null) {
-        Database d = units[i];
-        aggregator.addForeign(d, plan.query.condition());
-        if (plan.limit == 0) {
-          continue;
-        }
-        if (plan.ordered()) {
-          Cursor c = cursor(i, plan, k);
-          if (c != null) {
-            cursors.add(c);
-          }
-        } else if (limit > 0) {
-          long c = d.count(plan.query);
-          if (skip >= c) {
-            skip -= c;
-            continue;
-          }
-          limit -= emitForeign(d, plan.query, skip, limit, collect);
-          skip = 0;
-        }
-        continue;
-      }
       r.ensureOpen();
       Matches m = evaluate(i, condition, walk.resolved);
       long c = aggregator.add(r, m, i);
@@ -662,7 +604,7 @@ public final class CompositeReader implements CompositeDatabase {
       if (plan.ordered()) {
         int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
         if (docs.length > 0) {
-          cursors.add(new Cursor(i, r, null, docs, plan.orderFields, r));
+          cursors.add(new Cursor(i, r, docs, plan.orderFields));
         }
       } else if (limit > 0) {
         if (skip >= c) {
@@ -691,11 +633,6 @@ public final class CompositeReader implements CompositeDatabase {
   private Page orderedPageEvaluatedOnce(Plan plan) {
     if (!plan.ordered() || plan.limit == 0 || plan.wanted() > BOUNDED_TOP) {
       return null;
-    }
-    for (DatabaseReader r : readers) {
-      if (r == null) {
-        return null;
-      }
     }
     ensurePartitionsOpen();
     if (dictionary != null && windowFrom == null && dictionary.count(plan.condition) >= 0) {
@@ -731,28 +668,6 @@ public final class CompositeReader implements CompositeDatabase {
     return new Page(total, hits, new Aggregation(total, List.of(), List.of()));
   }
 
-  /**
-   * Runs a page of {@code query} on a partition that is not read directly, through its public
-   * {@code execute}; returns the documents emitted, or {@link DatabaseReader#STOPPED} when the
-   * processor stopped.
-   */
-  private static long emitForeign(
-      Database d, Query query, long skip, long limit, DocumentProcessor processor) {
-    long[] emitted = {0};
-    boolean[] stopped = {false};
-    d.execute(
-        query.skip((int) skip).limit((int) Math.min(Integer.MAX_VALUE, limit)),
-        (doc, db) -> {
-          emitted[0]++;
-          if (!processor.process(doc, d)) {
-            stopped[0] = true;
-            return false;
-          }
-          return true;
-        });
-    return stopped[0] ? DatabaseReader.STOPPED : emitted[0];
-  }
-
   @Override
   public void execute(dev.mosaic.format.CompiledQuery query, DocumentProcessor processor) {
     execute(Plan.of(query, schema), processor);
@@ -776,21 +691,6 @@ public final class CompositeReader implements CompositeDatabase {
     CompositeDictionary.Walk walk = walk(plan.condition);
     for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
       DatabaseReader r = readers[i];
-      if (r == null) {
-        Database d = units[i];
-        long c = d.count(plan.query);
-        if (skip >= c) {
-          skip -= c;
-          continue;
-        }
-        long emitted = emitForeign(d, plan.query, skip, limit, processor);
-        if (emitted == DatabaseReader.STOPPED) {
-          return;
-        }
-        limit -= emitted;
-        skip = 0;
-        continue;
-      }
       r.ensureOpen();
       Matches m = evaluate(i, plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
@@ -843,7 +743,7 @@ public final class CompositeReader implements CompositeDatabase {
         i = evaluated == null ? walk.next() : nextEvaluated(evaluated, i + 1)) {
       Cursor c;
       DatabaseReader r = readers[i];
-      if (r != null && size == k) {
+      if (size == k) {
         // Full heap: look at this partition's best document before sorting its candidates.
         r.ensureOpen();
         if (threshold == null || threshold.worst != heap[0]) {
@@ -868,7 +768,7 @@ public final class CompositeReader implements CompositeDatabase {
           continue;
         }
         if (probe == null) {
-          probe = new Cursor(i, r, null, best, plan.orderFields, r);
+          probe = new Cursor(i, r, best, plan.orderFields);
         } else {
           probe.retarget(i, r, best);
         }
@@ -876,13 +776,11 @@ public final class CompositeReader implements CompositeDatabase {
         if (!before(probe, best[0], heap[0], desc)) {
           continue;
         }
-        c =
-            new Cursor(
-                i, r, null, Ordering.top(r, m, plan.orderFields, desc, k), plan.orderFields, r);
+        c = new Cursor(i, r, Ordering.top(r, m, plan.orderFields, desc, k), plan.orderFields);
       } else if (evaluated != null) {
         r.ensureOpen();
         int[] docs = Ordering.top(r, evaluated[i], plan.orderFields, desc, k);
-        c = docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
+        c = docs.length == 0 ? null : new Cursor(i, r, docs, plan.orderFields);
       } else {
         c = cursor(i, plan, k, walk.resolved);
       }
@@ -908,7 +806,7 @@ public final class CompositeReader implements CompositeDatabase {
     java.util.Arrays.sort(sorted, (a, b) -> before(a, b, desc) ? -1 : before(b, a, desc) ? 1 : 0);
     for (int i = plan.skip; i < size; i++) {
       Entry e = sorted[i];
-      if (!emit(e.cursor.partition, e.doc, e.cursor.listed, processor)) {
+      if (!emit(e.cursor.partition, e.doc, e.cursor.reader, processor)) {
         return;
       }
     }
@@ -938,7 +836,7 @@ public final class CompositeReader implements CompositeDatabase {
     Threshold(Entry worst, Plan plan, Schema schema) {
       this.worst = worst;
       Cursor c = worst.cursor;
-      this.key = Key.of(c.reader != null ? c.fields[0].valueBytes(worst.ranks[0]) : worst.bytes[0]);
+      this.key = Key.of(c.fields[0].valueBytes(worst.ranks[0]));
       int field = plan.orderFields[0];
       if (!schema.fields().get(field).role().isFilterable()) {
         this.bounded = plan.condition; // no postings to narrow by: the range check alone
@@ -969,18 +867,13 @@ public final class CompositeReader implements CompositeDatabase {
   /** {@link #cursor(int, Plan, int)} with leaf ranks resolved (or null). */
   private Cursor cursor(int i, Plan plan, int k, int[] resolved) {
     DatabaseReader r = readers[i];
-    if (r != null) {
-      r.ensureOpen();
-      Matches m = evaluate(i, plan.condition, resolved);
-      if (m.kind == Matches.NONE) {
-        return null;
-      }
-      int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
-      return docs.length == 0 ? null : new Cursor(i, r, null, docs, plan.orderFields, r);
+    r.ensureOpen();
+    Matches m = evaluate(i, plan.condition, resolved);
+    if (m.kind == Matches.NONE) {
+      return null;
     }
-    Database d = units[i];
-    int[] docs = collect(d, plan.query.skip(0).limit(k));
-    return docs.length == 0 ? null : new Cursor(i, null, d, docs, plan.orderFields, d);
+    int[] docs = Ordering.top(r, m, plan.orderFields, plan.descending, k);
+    return docs.length == 0 ? null : new Cursor(i, r, docs, plan.orderFields);
   }
 
   /** A document kept by {@link #boundedTop}, with the sort values it had when kept. */
@@ -988,20 +881,18 @@ public final class CompositeReader implements CompositeDatabase {
     final Cursor cursor;
     final int doc;
     final int[] ranks;
-    final byte[][] bytes;
 
     Entry(Cursor c, int doc) {
       this.cursor = c;
       this.doc = doc;
       this.ranks = c.ranks.clone();
-      this.bytes = c.bytes == null ? null : c.bytes.clone();
     }
   }
 
   /** True when entry {@code a} comes before entry {@code b}. */
   private static boolean before(Entry a, Entry b, boolean[] desc) {
     for (int key = 0; key < desc.length; key++) {
-      int c = Cursor.compare(a.cursor, a.ranks, a.bytes, key, b.cursor, b.ranks, b.bytes);
+      int c = Cursor.compare(a.cursor, a.ranks, key, b.cursor, b.ranks);
       if (c != 0) {
         return desc[key] ? c > 0 : c < 0;
       }
@@ -1015,7 +906,7 @@ public final class CompositeReader implements CompositeDatabase {
   /** True when the cursor's current document {@code doc} comes before entry {@code b}. */
   private static boolean before(Cursor a, int doc, Entry b, boolean[] desc) {
     for (int key = 0; key < desc.length; key++) {
-      int c = Cursor.compare(a, a.ranks, a.bytes, key, b.cursor, b.ranks, b.bytes);
+      int c = Cursor.compare(a, a.ranks, key, b.cursor, b.ranks);
       if (c != 0) {
         return desc[key] ? c > 0 : c < 0;
       }
@@ -1104,7 +995,7 @@ public final class CompositeReader implements CompositeDatabase {
         skip--;
       } else {
         limit--;
-        if (!processor.process(top.partition, doc, top.listed)) {
+        if (!processor.process(top.partition, doc, top.reader)) {
           return;
         }
       }
@@ -1119,22 +1010,6 @@ public final class CompositeReader implements CompositeDatabase {
         siftDown(heap, 0, size, desc);
       }
     }
-  }
-
-  private static int[] collect(Database d, Query query) {
-    int[] docs = new int[16];
-    int[] n = {0};
-    int[][] holder = {docs};
-    d.execute(
-        query,
-        (doc, db) -> {
-          if (n[0] == holder[0].length) {
-            holder[0] = Arrays.copyOf(holder[0], holder[0].length * 2);
-          }
-          holder[0][n[0]++] = doc;
-          return true;
-        });
-    return Arrays.copyOf(holder[0], n[0]);
   }
 
   private static void siftDown(Cursor[] heap, int i, int size, boolean[] desc) {
@@ -1169,51 +1044,30 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** One partition's ordered documents and the sort values of the current one. */
   private static final class Cursor {
+    /** The unit's index. */
     int partition;
+
+    /** The unit, also what processors receive (a group window's documents are mapped back). */
     DatabaseReader reader;
-    final Database foreign;
+
     int[] docs;
     final int[] orderFields;
     final FieldReader[] fields;
     final int[] ranks;
-    final byte[][] bytes;
-
-    /** The partition as listed in the composite (what processors receive). */
-    Database listed;
 
     int position;
 
-    Cursor(
-        int partition,
-        DatabaseReader reader,
-        Database foreign,
-        int[] docs,
-        int[] orderFields,
-        Database listed) {
-      this.listed = listed;
-      this.partition = partition;
-      this.reader = reader;
-      this.foreign = foreign;
-      this.docs = docs;
+    Cursor(int partition, DatabaseReader reader, int[] docs, int[] orderFields) {
       this.orderFields = orderFields;
       this.fields = new FieldReader[orderFields.length];
       this.ranks = new int[orderFields.length];
-      this.bytes = reader == null ? new byte[orderFields.length][] : null;
-      if (reader != null) {
-        for (int i = 0; i < orderFields.length; i++) {
-          fields[i] = reader.field(orderFields[i]);
-        }
-      }
+      retarget(partition, reader, docs);
     }
 
-    /**
-     * Points a cursor of a directly read partition at another one (for a probe that is never kept
-     * in a heap).
-     */
+    /** Points the cursor at another unit (for a probe that is never kept in a heap). */
     void retarget(int partition, DatabaseReader reader, int[] docs) {
       this.partition = partition;
       this.reader = reader;
-      this.listed = reader;
       this.docs = docs;
       this.position = 0;
       for (int i = 0; i < orderFields.length; i++) {
@@ -1223,39 +1077,17 @@ public final class CompositeReader implements CompositeDatabase {
 
     void load() {
       int doc = docs[position];
-      if (reader != null) {
-        for (int i = 0; i < fields.length; i++) {
-          ranks[i] = fields[i].valueIndex(doc);
-        }
-      } else {
-        for (int i = 0; i < orderFields.length; i++) {
-          bytes[i] =
-              foreign.sortableBytes(doc, foreign.schema().fields().get(orderFields[i]).name());
-        }
+      for (int i = 0; i < fields.length; i++) {
+        ranks[i] = fields[i].valueIndex(doc);
       }
     }
 
     int compare(int key, Cursor other) {
-      return compare(this, ranks, bytes, key, other, other.ranks, other.bytes);
+      return compare(this, ranks, key, other, other.ranks);
     }
 
-    private static byte[] keyBytes(Cursor c, int[] ranks, byte[][] bytes, int key) {
-      return c.reader != null ? c.fields[key].valueBytes(ranks[key]) : bytes[key];
-    }
-
-    /** Compares key {@code key} of two documents given by their cursors and loaded values. */
-    static int compare(
-        Cursor ca,
-        int[] ranksA,
-        byte[][] bytesA,
-        int key,
-        Cursor cb,
-        int[] ranksB,
-        byte[][] bytesB) {
-      if (ca.reader == null || cb.reader == null) {
-        return Arrays.compareUnsigned(
-            keyBytes(ca, ranksA, bytesA, key), keyBytes(cb, ranksB, bytesB, key));
-      }
+    /** Compares key {@code key} of two documents given by their cursors and loaded ranks. */
+    static int compare(Cursor ca, int[] ranksA, int key, Cursor cb, int[] ranksB) {
       FieldReader a = ca.fields[key];
       FieldReader b = cb.fields[key];
       int ra = ranksA[key];

@@ -1,6 +1,7 @@
 package dev.mosaic.format;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mosaic.format.ReferenceDatabase.Hit;
 import dev.mosaic.format.query.Condition;
@@ -14,16 +15,15 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A composite over partitions that are other {@link Database} implementations (a delegating
- * wrapper, as a server might add for reference counting) answers like one over engine partitions,
- * and hands the processor the partition object it was given.
+ * A composite reads its partitions directly: over engine partitions it answers like the reference
+ * and hands the processor the partition object it was given, and a {@link Database} the format did
+ * not open (a delegating wrapper, say) is refused with the partition named.
  */
-class CompositeOfWrappedPartitionsTest {
+class CompositePartitionsTest {
   @Test
-  void wrappedAndDirectPartitionsMixInOneCompositeWithTheSameAnswers() throws Exception {
+  void answersAsTheReferenceAndHandsProcessorsTheListedPartition() throws Exception {
     List<List<Document>> docs = new ArrayList<>();
-    List<Database> direct = new ArrayList<>();
-    List<Database> mixed = new ArrayList<>();
+    List<Database> partitions = new ArrayList<>();
     for (int p = 0; p < 4; p++) {
       List<Document> part = new ArrayList<>();
       DatabaseBuilder b = DatabaseBuilder.create(CarsFixture.SCHEMA);
@@ -32,11 +32,9 @@ class CompositeOfWrappedPartitionsTest {
         b.add(part.get(part.size() - 1));
       }
       docs.add(part);
-      Database db = Database.fromBytes(b.toByteArray());
-      direct.add(db);
-      mixed.add(p % 2 == 0 ? new Wrapper(db) : db);
+      partitions.add(Database.fromBytes(b.toByteArray()));
     }
-    CompositeDatabase composite = CompositeDatabase.of(CarsFixture.SCHEMA, mixed);
+    CompositeDatabase composite = CompositeDatabase.of(CarsFixture.SCHEMA, partitions);
     ReferenceDatabase reference = new ReferenceDatabase(CarsFixture.SCHEMA, docs);
     List<Query> queries =
         List.of(
@@ -50,8 +48,8 @@ class CompositeOfWrappedPartitionsTest {
       composite.execute(
           q,
           (doc, db) -> {
-            assertThat(mixed).as("processor gets the listed partition").containsOnlyOnce(db);
-            hits.add(new Hit(indexOf(mixed, db), doc));
+            assertThat(partitions).as("processor gets the listed partition").containsOnlyOnce(db);
+            hits.add(new Hit(indexOf(partitions, db), doc));
             return true;
           });
       assertThat(hits).as("%s", q).isEqualTo(reference.execute(q));
@@ -59,8 +57,29 @@ class CompositeOfWrappedPartitionsTest {
     Condition c = Condition.eq("region", "spb");
     List<Facet> facets = List.of(Facet.top("mark", 3), Facet.values("tags", List.of("even")));
     List<Stats> stats = List.of(Stats.histogram("price", List.of(10_000L, 30_000L)));
-    assertThat(composite.aggregate(c, facets, stats))
-        .isEqualTo(CompositeDatabase.of(CarsFixture.SCHEMA, direct).aggregate(c, facets, stats));
+    Aggregation whole = composite.aggregate(c, facets, stats);
+    assertThat(whole.count()).isEqualTo(reference.count(Query.where(c)));
+    assertThat(whole.facets().get(1).entries().get(0).count())
+        .as("the given value's count sums the partitions'")
+        .isEqualTo(
+            partitions.stream()
+                .mapToLong(
+                    p -> p.aggregate(c, facets, stats).facets().get(1).entries().get(0).count())
+                .sum());
+  }
+
+  @Test
+  void aDatabaseTheFormatDidNotOpenIsRefusedNamingThePartition() throws Exception {
+    Database db = Database.fromBytes(CarsFixture.builder(0, 10).toByteArray());
+    Wrapper wrapper = new Wrapper(db);
+    assertThatThrownBy(() -> CompositeDatabase.of(CarsFixture.SCHEMA, List.of(db, wrapper)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition " + wrapper)
+        .hasMessageContaining("not a database opened by the format");
+    CompositeDatabase composite = CompositeDatabase.of(CarsFixture.SCHEMA, List.of(db));
+    assertThatThrownBy(() -> composite.withPartitions(List.of(wrapper)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a database opened by the format");
   }
 
   private static int indexOf(List<Database> list, Database db) {
@@ -72,7 +91,7 @@ class CompositeOfWrappedPartitionsTest {
     return -1;
   }
 
-  /** Delegates everything, passing itself to processors. */
+  /** A database of another implementation: delegates everything, passing itself to processors. */
   record Wrapper(Database inner) implements Database {
     @Override
     public Schema schema() {
