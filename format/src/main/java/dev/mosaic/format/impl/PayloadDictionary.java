@@ -153,7 +153,13 @@ final class PayloadDictionary {
 
   /** One thread's zstd contexts (native memory, freed with the thread's contexts by the GC). */
   private static final class Contexts {
-    final ZstdCompressCtx compress = new ZstdCompressCtx().setLevel(LEVEL);
+    /**
+     * Frames with a dictionary leave out its id (4 bytes of every block): a block's dictionary is
+     * named by the block table, and zstd decompresses a frame without an id with the dictionary
+     * referenced.
+     */
+    final ZstdCompressCtx compress = new ZstdCompressCtx().setLevel(LEVEL).setDictID(false);
+
     final ZstdCompressCtx plainCompress = new ZstdCompressCtx().setLevel(LEVEL);
     final ZstdDecompressCtx decompress = new ZstdDecompressCtx();
     final ZstdDecompressCtx plainDecompress = new ZstdDecompressCtx();
