@@ -23,7 +23,7 @@ import java.util.function.IntFunction;
 final class PayloadDictionary {
   /**
    * Size a trained dictionary aims at: 8 KiB. With blocks of 2 KiB the dictionary carries most of
-   * the ratio (on car offers, 4 KiB made the blocks 13% larger than 8 KiB; see format/README.md).
+   * the ratio (on car offers, 4 KiB made the blocks 13% larger than 8 KiB; see format/FORMAT.md).
    */
   static final int TARGET_BYTES = 8 << 10;
 
@@ -41,7 +41,7 @@ final class PayloadDictionary {
 
   /**
    * Per thread, zstd contexts reused across blocks (creating one per call costs more than
-   * decompressing an 8 KiB block): with a dictionary referenced per call, and plain.
+   * decompressing a block): with a dictionary referenced per call, and plain.
    */
   private static final ThreadLocal<Contexts> CONTEXTS = ThreadLocal.withInitial(Contexts::new);
 
