@@ -53,7 +53,7 @@ public interface DatabaseBuilder {
   DatabaseBuilder payloadDictionaryOf(Database base);
 
   /**
-   * Target uncompressed size of one payload block, in bytes (default 8 KiB): blocks are cut by a
+   * Target uncompressed size of one payload block, in bytes (default 2 KiB): blocks are cut by a
    * content-defined rule that makes them about this size on average (at least half of it unless the
    * payloads end, at most twice, see {@code format/FORMAT.md}), so a block holds at least one
    * document and a rebuild that inserts or removes documents keeps the other blocks' bytes. Smaller

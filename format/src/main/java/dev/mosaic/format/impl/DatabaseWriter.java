@@ -56,8 +56,11 @@ public final class DatabaseWriter implements DatabaseBuilder {
   /** ... and at least this fraction (in percent) of distinct values per document. */
   static final int AUTO_BLOOM_MIN_DISTINCT_PERCENT = 80;
 
-  /** Default target uncompressed size of one payload block. */
-  static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
+  /**
+   * Default target uncompressed size of one payload block: 2 KiB, two or three car offers. A random
+   * fetch decompresses its whole block, and with a dictionary small blocks lose little.
+   */
+  static final int DEFAULT_BLOCK_SIZE = 2 * 1024;
 
   /** LZ4 is chosen by {@link PayloadCompression#AUTO} when it saves at least 1/10 of the bytes. */
   private static final int AUTO_MIN_SAVING_DIVISOR = 10;
