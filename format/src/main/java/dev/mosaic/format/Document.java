@@ -1,10 +1,7 @@
 package dev.mosaic.format;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,14 +12,11 @@ import java.util.Objects;
  */
 public final class Document {
   private final Schema schema;
-  private final Map<String, List<byte[]>> values;
   private final List<byte[]>[] byIndex;
   private final byte[] payload;
 
-  private Document(
-      Schema schema, Map<String, List<byte[]>> values, List<byte[]>[] byIndex, byte[] payload) {
+  private Document(Schema schema, List<byte[]>[] byIndex, byte[] payload) {
     this.schema = schema;
-    this.values = values;
     this.byIndex = byIndex;
     this.payload = payload;
   }
@@ -42,7 +36,8 @@ public final class Document {
    * none. NOTE: the arrays are shared, do not modify them.
    */
   public List<byte[]> values(String field) {
-    return values.getOrDefault(field, List.of());
+    int index = schema.fieldIndex(field);
+    return index < 0 ? List.of() : byIndex[index];
   }
 
   /**
@@ -62,15 +57,27 @@ public final class Document {
 
   /**
    * Builds one {@link Document}, checking every value against the schema as it is set. Not thread
-   * safe.
+   * safe. Values are held per field index (the first one apart, as most fields have one value), so
+   * building a document allocates little besides the values themselves.
    */
   public static final class Builder {
     private final Schema schema;
-    private final Map<String, List<byte[]>> values = new LinkedHashMap<>();
+    private final List<Field> fields;
+
+    /** Per field index: its first value, or null when it has none. */
+    private final byte[][] first;
+
+    /** Per field index: all its values when it has more than one, else null. */
+    private final List<byte[]>[] more;
+
     private byte[] payload = new byte[0];
 
+    @SuppressWarnings("unchecked")
     private Builder(Schema schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
+      this.fields = schema.fields();
+      this.first = new byte[fields.size()][];
+      this.more = new List[fields.size()];
     }
 
     /**
@@ -81,19 +88,27 @@ public final class Document {
      *     value of a SORTABLE or FULL field; the message names the field
      */
     public Builder add(String field, Object value) {
-      Field f = schema.field(field);
+      int index = schema.fieldIndex(field);
+      Field f = index < 0 ? schema.field(field) : fields.get(index); // unknown: throws, naming it
       byte[] bytes;
       try {
         bytes = f.type().encode(value);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("field '" + field + "': " + e.getMessage(), e);
       }
-      List<byte[]> list = values.computeIfAbsent(field, k -> new ArrayList<>(1));
-      if (f.role().isSortable() && !list.isEmpty()) {
+      if (first[index] == null) {
+        first[index] = bytes;
+        return this;
+      }
+      if (f.role().isSortable()) {
         throw new IllegalArgumentException(
             "field '" + field + "' is " + f.role() + " and takes exactly one value per document");
       }
-      list.add(bytes);
+      if (more[index] == null) {
+        more[index] = new ArrayList<>(4);
+        more[index].add(first[index]);
+      }
+      more[index].add(bytes);
       return this;
     }
 
@@ -134,21 +149,21 @@ public final class Document {
      * @throws IllegalArgumentException if a SORTABLE or FULL field has no value
      */
     public Document build() {
-      for (Field f : schema.fields()) {
-        if (f.role().isSortable() && !values.containsKey(f.name())) {
-          throw new IllegalArgumentException(
-              "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
-        }
-      }
-      Map<String, List<byte[]>> frozen = new LinkedHashMap<>();
-      values.forEach((k, v) -> frozen.put(k, List.copyOf(v)));
-      List<Field> fields = schema.fields();
       @SuppressWarnings("unchecked")
       List<byte[]>[] byIndex = new List[fields.size()];
       for (int i = 0; i < byIndex.length; i++) {
-        byIndex[i] = frozen.getOrDefault(fields.get(i).name(), List.of());
+        if (first[i] == null) {
+          Field f = fields.get(i);
+          if (f.role().isSortable()) {
+            throw new IllegalArgumentException(
+                "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
+          }
+          byIndex[i] = List.of();
+        } else {
+          byIndex[i] = more[i] == null ? List.of(first[i]) : List.copyOf(more[i]);
+        }
       }
-      return new Document(schema, Collections.unmodifiableMap(frozen), byIndex, payload);
+      return new Document(schema, byIndex, payload);
     }
   }
 }

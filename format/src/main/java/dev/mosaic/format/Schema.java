@@ -19,18 +19,22 @@ public final class Schema {
   private final String payloadType;
   private final List<Field> fields;
   private final Map<String, Field> byName;
+  private final Map<String, Integer> indexByName;
 
   private Schema(int version, String payloadType, List<Field> fields) {
     this.version = version;
     this.payloadType = payloadType;
     this.fields = List.copyOf(fields);
     Map<String, Field> map = new LinkedHashMap<>();
+    Map<String, Integer> indexes = new java.util.HashMap<>();
     for (Field f : fields) {
       if (map.put(f.name(), f) != null) {
         throw new IllegalArgumentException("field '" + f.name() + "' is declared twice");
       }
+      indexes.put(f.name(), indexes.size());
     }
     this.byName = Collections.unmodifiableMap(map);
+    this.indexByName = indexes;
   }
 
   /** A new builder. */
@@ -65,6 +69,12 @@ public final class Schema {
           "unknown field '" + name + "'; the schema has " + byName.keySet());
     }
     return f;
+  }
+
+  /** The index of the field of that name in {@link #fields()}, or -1 when there is none. */
+  public int fieldIndex(String name) {
+    Integer index = indexByName.get(name);
+    return index == null ? -1 : index;
   }
 
   /**

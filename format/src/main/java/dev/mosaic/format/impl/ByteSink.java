@@ -128,6 +128,16 @@ final class ByteSink {
     LONG.set(bytes, position, v);
   }
 
+  /** Appends the first {@code count} longs of {@code values}, little-endian. */
+  ByteSink putLongs(long[] values, int count) {
+    ensure(8 * count);
+    for (int i = 0; i < count; i++) {
+      LONG.set(bytes, size + 8 * i, values[i]);
+    }
+    size += 8 * count;
+    return this;
+  }
+
   /** ORs a little-endian long into the bytes at {@code position} (which must exist). */
   void orLong(int position, long v) {
     LONG.set(bytes, position, (long) LONG.get(bytes, position) | v);

@@ -498,54 +498,46 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
     /**
      * Ranks values of one width of at most 8 bytes as longs: each value packed big-endian (sign bit
-     * flipped, so a signed sort is the unsigned byte order), the packed values sorted once and
-     * deduplicated, each value's rank found by binary search.
+     * flipped, so a signed sort is the unsigned byte order) in one pass over the documents, the
+     * packed values sorted once and deduplicated, each value's rank found by binary search.
      *
      * @return null when the values differ in width, are wider than 8 bytes, or there are none
      */
     static FieldRanks packed(DocumentSource source, int fieldIndex, String name) {
       int n = source.size();
       int width = -1;
-      long total = 0;
       boolean multi = false;
+      long[] keys = new long[Math.max(16, n)];
+      int[] start = new int[n + 1];
+      int used = 0;
       for (int doc = 0; doc < n; doc++) {
+        start[doc] = used;
         List<byte[]> values = source.values(doc, fieldIndex);
         int count = values.size();
-        total += count;
         multi |= count > 1;
-        for (int i = 0; i < count; i++) {
-          int length = values.get(i).length;
-          if (width < 0) {
-            width = length;
-          } else if (length != width) {
-            return null;
-          }
+        if (used + count > keys.length) {
+          keys = Arrays.copyOf(keys, grownLength(used, count, keys.length, name));
         }
-      }
-      if (width < 0 || width > 8) {
-        return null;
-      }
-      if (total > Integer.MAX_VALUE - 16) {
-        throw new IllegalStateException("field '" + name + "' has too many values: " + total);
-      }
-      int used = (int) total;
-      long[] keys = new long[used];
-      int[] start = new int[n + 1];
-      int at = 0;
-      for (int doc = 0; doc < n; doc++) {
-        start[doc] = at;
-        List<byte[]> values = source.values(doc, fieldIndex);
-        for (int i = 0, count = values.size(); i < count; i++) {
+        for (int i = 0; i < count; i++) {
           byte[] v = values.get(i);
+          if (v.length != width) {
+            if (width >= 0 || v.length > 8) {
+              return null;
+            }
+            width = v.length;
+          }
           long k = 0;
           for (int b = 0; b < width; b++) {
             k = k << 8 | (v[b] & 0xFF);
           }
-          keys[at++] = k ^ Long.MIN_VALUE;
+          keys[used++] = k ^ Long.MIN_VALUE;
         }
       }
+      if (width < 0) {
+        return null;
+      }
       start[n] = used;
-      long[] distinct = keys.clone();
+      long[] distinct = Arrays.copyOf(keys, used);
       Arrays.sort(distinct);
       int m = 0;
       for (int i = 0; i < used; i++) {
@@ -571,6 +563,17 @@ public final class DatabaseWriter implements DatabaseBuilder {
     }
 
     /**
+     * The length an array of {@code length} entries grows to so that it holds {@code used + count}.
+     */
+    private static int grownLength(int used, int count, int length, String name) {
+      long grown = Math.max((long) used + count, length * 2L);
+      if (grown > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
+      }
+      return (int) grown;
+    }
+
+    /**
      * Builds a field's ranks in time linear in its values plus one sort of its distinct ones: one
      * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
      * sorted once, and the provisional ids are then mapped to ranks through an array.
@@ -590,11 +593,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
         List<byte[]> values = source.values(doc, fieldIndex);
         int count = values.size();
         if (used + count > ranks.length) {
-          long grown = Math.max((long) used + count, ranks.length * 2L);
-          if (grown > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
-          }
-          ranks = Arrays.copyOf(ranks, (int) grown);
+          ranks = Arrays.copyOf(ranks, grownLength(used, count, ranks.length, name));
         }
         for (int i = 0; i < count; i++) {
           byte[] v = values.get(i);
@@ -797,6 +796,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
       }
       int dataStart = sink.size();
       int words = words(n);
+      long[] bitmap = null;
       for (int v = 0; v < distinct; v++) {
         if (!allLists) {
           sink.setUnsigned(offsetsAt + postingWidth * v, sink.size() - dataStart, postingWidth);
@@ -806,12 +806,16 @@ public final class DatabaseWriter implements DatabaseBuilder {
         if (isList(to - from, idBytes, n)) {
           sink.putAll(ids, from, to, idBytes);
         } else {
-          int at = sink.size();
-          sink.skip(words * 8);
+          if (bitmap == null) {
+            bitmap = new long[words];
+          } else {
+            Arrays.fill(bitmap, 0L);
+          }
           for (int i = from; i < to; i++) {
             int doc = ids[i];
-            sink.orLong(at + (doc >>> 6) * 8, 1L << doc);
+            bitmap[doc >>> 6] |= 1L << doc;
           }
+          sink.putLongs(bitmap, words);
         }
       }
       if (!allLists) {
@@ -826,15 +830,22 @@ public final class DatabaseWriter implements DatabaseBuilder {
       sink.setLong(40, sink.size());
       long bits = (long) n * bitWidth;
       int bytes = (int) ((bits + 7) >>> 3);
-      int at = sink.size();
-      sink.skip(bytes + 8);
+      // a little-endian bit stream: packed into longs here, then written whole
+      long[] packed = new long[(bytes + 8) >>> 3];
       if (bitWidth > 0) {
         for (int doc = 0; doc < n; doc++) {
           long bit = (long) doc * bitWidth;
-          long value = (long) docRanks[doc] << (bit & 7);
-          sink.orLong(at + (int) (bit >>> 3), value);
+          int word = (int) (bit >>> 6);
+          int shift = (int) (bit & 63);
+          long value = docRanks[doc] & 0xFFFF_FFFFL;
+          packed[word] |= value << shift;
+          if (shift + bitWidth > 64) {
+            packed[word + 1] |= value >>> (64 - shift);
+          }
         }
       }
+      sink.putLongs(packed, packed.length);
+      sink.skip(bytes + 8 - 8 * packed.length); // the last bytes of the stream are zero
       sink.align8();
     }
     return sink;

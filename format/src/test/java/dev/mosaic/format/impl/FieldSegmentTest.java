@@ -166,4 +166,33 @@ class FieldSegmentTest {
       }
     }
   }
+
+  @Test
+  void ranksAndBitSetPostingsReadBackForRandomWidthsAndDocumentCounts() throws Exception {
+    Random random = new Random(0x5e9_b175L);
+    for (int trial = 0; trial < 60; trial++) {
+      int documents = 1 + random.nextInt(3000);
+      int distinct = 1 + random.nextInt(1 << (1 + random.nextInt(12)));
+      List<Object> values = new ArrayList<>();
+      for (int doc = 0; doc < documents; doc++) {
+        // value 0 on about half of the documents, so it is stored as a bit set
+        values.add(random.nextBoolean() ? 0L : (long) random.nextInt(distinct));
+      }
+      FieldReader f = single(FieldType.LONG, FieldRole.FULL, values);
+      long[] ofRank = new long[f.valueCount];
+      for (int r = 0; r < f.valueCount; r++) {
+        ofRank[r] = (long) FieldType.LONG.decode(f.valueBytes(r));
+      }
+      int[] counts = new int[f.valueCount];
+      for (int doc = 0; doc < documents; doc++) {
+        int rank = f.valueIndex(doc);
+        assertThat(ofRank[rank]).as("trial %d doc %d", trial, doc).isEqualTo(values.get(doc));
+        assertThat(f.postingContains(rank, doc)).as("trial %d doc %d", trial, doc).isTrue();
+        counts[rank]++;
+      }
+      for (int r = 0; r < f.valueCount; r++) {
+        assertThat(f.count(r)).as("trial %d rank %d", trial, r).isEqualTo(counts[r]);
+      }
+    }
+  }
 }

@@ -1,0 +1,99 @@
+package dev.mosaic.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** A built document holds every field's values in the order they were added, by name and index. */
+class DocumentBuilderTest {
+  private static final long SEED = 0xd0c_b01dL;
+
+  private static final Schema SCHEMA =
+      Schema.builder()
+          .field("tags", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("year", FieldType.INT, FieldRole.FULL)
+          .field("codes", FieldType.LONG, FieldRole.FILTERABLE)
+          .field("price", FieldType.LONG, FieldRole.SORTABLE)
+          .build();
+
+  @Test
+  void valuesComeBackInAddOrderByNameAndByIndexForRandomDocuments() {
+    Random random = new Random(SEED);
+    for (int trial = 0; trial < 2_000; trial++) {
+      Map<String, List<byte[]>> expected = new LinkedHashMap<>();
+      for (Field f : SCHEMA.fields()) {
+        expected.put(f.name(), new ArrayList<>());
+      }
+      Document.Builder builder = Document.builder(SCHEMA);
+      int year = random.nextInt(3000);
+      long price = random.nextLong();
+      List<Object[]> adds = new ArrayList<>();
+      adds.add(new Object[] {"year", year});
+      adds.add(new Object[] {"price", price});
+      for (int i = random.nextInt(5); i > 0; i--) {
+        adds.add(new Object[] {"tags", "t" + random.nextInt(4)});
+      }
+      for (int i = random.nextInt(4); i > 0; i--) {
+        adds.add(new Object[] {"codes", (long) random.nextInt(10)});
+      }
+      java.util.Collections.shuffle(adds, random);
+      for (Object[] add : adds) {
+        String name = (String) add[0];
+        builder.add(name, add[1]);
+        expected.get(name).add(SCHEMA.field(name).type().encode(add[1]));
+      }
+      Document document = builder.payload(new byte[] {(byte) trial}).build();
+      for (int i = 0; i < SCHEMA.fields().size(); i++) {
+        String name = SCHEMA.fields().get(i).name();
+        assertThat(document.values(name))
+            .as("trial %d %s", trial, name)
+            .hasSameSizeAs(expected.get(name));
+        for (int v = 0; v < expected.get(name).size(); v++) {
+          assertThat(document.values(name).get(v)).isEqualTo(expected.get(name).get(v));
+          assertThat(document.values(i).get(v)).isEqualTo(expected.get(name).get(v));
+        }
+      }
+      assertThat(document.payload()).containsExactly((byte) trial);
+    }
+  }
+
+  @Test
+  void anUnknownNameHasNoValuesAndCannotBeAdded() {
+    Document document = Document.builder(SCHEMA).add("year", 1).add("price", 2L).build();
+    assertThat(document.values("nope")).isEmpty();
+    assertThat(document.values("tags")).isEmpty();
+    assertThatThrownBy(() -> Document.builder(SCHEMA).add("nope", 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown field 'nope'");
+  }
+
+  @Test
+  void aSecondValueOfAFullFieldOrAMissingOneIsRefusedNamingTheField() {
+    assertThatThrownBy(() -> Document.builder(SCHEMA).add("year", 1).add("year", 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'year' is FULL and takes exactly one value per document");
+    assertThatThrownBy(() -> Document.builder(SCHEMA).add("year", 1).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'price' is SORTABLE and needs a value in every document");
+    assertThatThrownBy(() -> Document.builder(SCHEMA).add("year", "x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'year'");
+  }
+
+  @Test
+  void aBuiltDocumentDoesNotChangeWhenItsBuilderGoesOn() {
+    Document.Builder builder = Document.builder(SCHEMA).add("year", 1).add("price", 2L);
+    builder.add("tags", "a").add("tags", "b");
+    Document first = builder.build();
+    builder.add("tags", "c");
+    Document second = builder.build();
+    assertThat(first.values("tags")).hasSize(2);
+    assertThat(second.values("tags")).hasSize(3);
+  }
+}
