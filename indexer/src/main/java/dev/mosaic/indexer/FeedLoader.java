@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -76,6 +77,9 @@ public final class FeedLoader implements AutoCloseable {
     STARTED,
     CLOSED
   }
+
+  /** Changes queued before they go to the producer together. */
+  private static final int SEND_BURST = 1024;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Config config;
@@ -349,6 +353,7 @@ public final class FeedLoader implements AutoCloseable {
     final FeedBatch batch;
     final String source;
     final long now = config.clock().millis();
+    final List<ProducerRecord<byte[], byte[]>> queued = new ArrayList<>();
     int upserts;
     int deletes;
     int unchanged;
@@ -390,16 +395,29 @@ public final class FeedLoader implements AutoCloseable {
       prev.forEach(
           (offerHash, entry) -> {
             if (!next.contains(offerHash)) {
-              send(
-                  pending,
-                  batch,
-                  PartnerSnapshotState.partitionOf(entry),
-                  partner,
-                  offerHash,
-                  null);
+              queue(PartnerSnapshotState.partitionOf(entry), offerHash, null);
               deletes++;
             }
           });
+      flush();
+    }
+
+    /**
+     * Queues a change; they go to the producer in bursts ({@value #SEND_BURST}) rather than one by
+     * one between offers, so the producer fills fewer, fuller batches per Kafka partition.
+     */
+    private void queue(int indexPartition, long offerHash, byte[] value) {
+      queued.add(record(batch, indexPartition, partner, offerHash, value));
+      if (queued.size() >= SEND_BURST) {
+        flush();
+      }
+    }
+
+    private void flush() {
+      for (ProducerRecord<byte[], byte[]> r : queued) {
+        dispatch(pending, r);
+      }
+      queued.clear();
     }
 
     private void diffOne(OfferBytes offer) {
@@ -437,10 +455,10 @@ public final class FeedLoader implements AutoCloseable {
       next.putEntry(offerHash, entry);
       int before = prev.partition(offerHash);
       if (before >= 0 && before != partition) {
-        send(pending, batch, before, partner, offerHash, null);
+        queue(before, offerHash, null);
         deletes++;
       }
-      send(pending, batch, partition, partner, offerHash, offer.publishedValue(partnerUtf8, now));
+      queue(partition, offerHash, offer.publishedValue(partnerUtf8, now));
       upserts++;
     }
 
@@ -510,17 +528,25 @@ public final class FeedLoader implements AutoCloseable {
       String partner,
       long offerHash,
       byte[] value) {
+    dispatch(pending, record(batch, indexPartition, partner, offerHash, value));
+  }
+
+  /** The record of one change, counted in its batch. */
+  private ProducerRecord<byte[], byte[]> record(
+      FeedBatch batch, int indexPartition, String partner, long offerHash, byte[] value) {
     int k = OfferKeys.kafkaPartition(indexPartition, kafkaPartitions);
     RecordHeaders headers = new RecordHeaders();
     headers.add(BatchEnd.BATCH_HEADER, batch.idHeader());
-    ProducerRecord<byte[], byte[]> record =
-        new ProducerRecord<>(
-            config.offersTopic(),
-            k,
-            OfferKeys.recordKey(indexPartition, partner, offerHash),
-            value,
-            headers);
     batch.counted(k, value == null);
+    return new ProducerRecord<>(
+        config.offersTopic(),
+        k,
+        OfferKeys.recordKey(indexPartition, partner, offerHash),
+        value,
+        headers);
+  }
+
+  private void dispatch(PendingSends pending, ProducerRecord<byte[], byte[]> record) {
     pending.add();
     try {
       producer.send(record, pending);
