@@ -188,21 +188,7 @@ class BatchEndRebuildTest {
         new KafkaProducer<>(
             kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
       long sent = System.nanoTime();
-      int[] perKafkaPartition = new int[K];
-      for (CarOffer car : cars) {
-        int p = OfferKeys.indexPartition(car.getDedupKey(), P);
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(BatchEnd.BATCH_HEADER, BatchEnd.batchHeaderValue(batch));
-        int k = OfferKeys.kafkaPartition(p, K);
-        perKafkaPartition[k]++;
-        producer.send(
-            new ProducerRecord<>(
-                topic,
-                k,
-                OfferKeys.recordKey(p, car.getPartnerId(), car.getOfferId()),
-                CarOffers.toOffer(car, 1_000L).toByteArray(),
-                headers));
-      }
+      int[] perKafkaPartition = sendInBatch(producer, cars, batch);
       // Kafka partition 0 gets a marker claiming one record more than it got; the others none
       producer.send(new BatchEnd(batch, perKafkaPartition[0] + 1, 0).toRecord(topic, 0));
       producer.flush();
@@ -214,6 +200,71 @@ class BatchEndRebuildTest {
       for (int p : touched) {
         assertThat(rebuiltAtNanos.get(p) - sent)
             .as("partition %d rebuilt no earlier than the debounce", p)
+            .isGreaterThanOrEqualTo(debounce.toNanos());
+      }
+      assertThat(node.offerCount()).isEqualTo(cars.size());
+    }
+  }
+
+  /** Sends cars as records of {@code batch}; returns the records per Kafka partition. */
+  private int[] sendInBatch(
+      KafkaProducer<byte[], byte[]> producer, List<CarOffer> cars, long batch) {
+    int[] perKafkaPartition = new int[K];
+    for (CarOffer car : cars) {
+      int p = OfferKeys.indexPartition(car.getDedupKey(), P);
+      int k = OfferKeys.kafkaPartition(p, K);
+      RecordHeaders headers = new RecordHeaders();
+      headers.add(BatchEnd.BATCH_HEADER, BatchEnd.batchHeaderValue(batch));
+      perKafkaPartition[k]++;
+      producer.send(
+          new ProducerRecord<>(
+              topic,
+              k,
+              OfferKeys.recordKey(p, car.getPartnerId(), car.getOfferId()),
+              CarOffers.toOffer(car, 1_000L).toByteArray(),
+              headers));
+    }
+    producer.flush();
+    return perKafkaPartition;
+  }
+
+  @Test
+  void aBatchHalfReadByTheRestoreOfARestartedNodeLosesNoChangeAndFallsBackToTheDebounce()
+      throws Exception {
+    startLoader();
+    List<CarOffer> cars = KafkaTestSupport.cars(41, 40);
+    List<CarOffer> before = cars.subList(0, 20);
+    List<CarOffer> after = cars.subList(20, 40);
+    long batch = 0xabcdL;
+    Duration debounce = Duration.ofSeconds(3);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      // the node (re)starts in the middle of the batch: its restore reads the first half
+      int[] first = sendInBatch(producer, before, batch);
+      IndexerNode node = startNode(debounce, Duration.ofSeconds(30));
+      await()
+          .atMost(WAIT)
+          .until(() -> rebuilds.keySet().containsAll(partitionsOf(before)) && node.isIdle());
+      rebuilds.clear();
+      long sent = System.nanoTime();
+      int[] second = sendInBatch(producer, after, batch);
+      for (int k = 0; k < K; k++) {
+        if (first[k] + second[k] > 0) {
+          producer.send(new BatchEnd(batch, first[k] + second[k], 0).toRecord(topic, k));
+        }
+      }
+      producer.flush();
+      Set<Integer> touched = partitionsOf(after);
+      await().atMost(WAIT).until(() -> rebuilds.keySet().containsAll(touched) && node.isIdle());
+      assertThat(rebuildCounts())
+          .containsOnlyKeys(touched)
+          .allSatisfy((p, n) -> assertThat(n).isOne());
+      for (int p : touched) {
+        assertThat(rebuiltAtNanos.get(p) - sent)
+            .as(
+                "partition %d: the marker counts records this node did not see after its restore",
+                p)
             .isGreaterThanOrEqualTo(debounce.toNanos());
       }
       assertThat(node.offerCount()).isEqualTo(cars.size());
