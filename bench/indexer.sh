@@ -3,8 +3,9 @@
 # the cars generator's offers (500k offers, 1024 index partitions, 32 Kafka partitions, 1% changed).
 # Measures full-build and merge rates on one core (DatabaseUpdate), the node's heap bytes of state
 # per offer against the raw serialized offer bytes, the loader's diff (changed snapshots arriving to
-# the last change published), the time to the last changed partition file written (default 1 s
-# debounce, all cores) and the node's rebuilds per changed partition. Ends with
+# the last change published), the time to the last changed partition file written (the snapshots
+# are one batch: rebuilt on its end markers, 1 s debounce as the fallback; all cores) and the node's
+# rebuilds per changed partition. Ends with
 #   RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<>
 #     diff_ms=<> snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>
 # and exits non-zero when not every changed partition was rebuilt.

@@ -12,6 +12,13 @@ import it.unimi.dsi.fastutil.ints.IntList;
  * batch, not only for a quiet moment of one partition, gives a snapshot's upserts one rebuild per
  * partition even when the loader spreads them over more than the debounce.
  *
+ * <p><b>Batches.</b> A change that belongs to a loader's batch ({@link BatchEnd}) also opens that
+ * batch on its partition; once every batch open on a dirty partition has ended (its marker arrived
+ * and its records were all seen), the partition is due at once, without waiting for the debounce. A
+ * batch that ended without proof that all its records were seen closes without making anything due:
+ * the debounce rebuilds it. Changes outside a batch leave this alone and wait for the debounce,
+ * unless a batch ending on the same partition takes them along.
+ *
  * <p>Thread safety: all methods are synchronized.
  */
 final class DirtyPartitions {
@@ -19,6 +26,8 @@ final class DirtyPartitions {
   private final boolean[] rebuilding;
   private final long[] firstChange;
   private final long[] lastChange;
+  private final int[] openBatches;
+  private final boolean[] batchesEnded;
   private int dirtyCount;
   private int rebuildingCount;
   private long lastAnyChange;
@@ -28,6 +37,8 @@ final class DirtyPartitions {
     rebuilding = new boolean[partitions];
     firstChange = new long[partitions];
     lastChange = new long[partitions];
+    openBatches = new int[partitions];
+    batchesEnded = new boolean[partitions];
   }
 
   synchronized void mark(int partition, long nowNanos) {
@@ -40,11 +51,45 @@ final class DirtyPartitions {
     lastAnyChange = nowNanos;
   }
 
+  /**
+   * A change of a batch that had not changed this partition yet: the partition waits for that
+   * batch's end too.
+   */
+  synchronized void openBatch(int partition, long nowNanos) {
+    mark(partition, nowNanos);
+    openBatches[partition]++;
+    batchesEnded[partition] = false;
+  }
+
+  /**
+   * A batch that changed this partition ended.
+   *
+   * @param complete whether every record of the batch was seen; if not, the partition waits for the
+   *     debounce
+   * @return whether the partition is now due at once
+   */
+  synchronized boolean closeBatch(int partition, boolean complete) {
+    if (openBatches[partition] > 0) {
+      openBatches[partition]--;
+    }
+    if (complete && openBatches[partition] == 0 && dirty[partition]) {
+      batchesEnded[partition] = true;
+    }
+    return batchesEnded[partition];
+  }
+
   synchronized void clear(int partition) {
     if (dirty[partition]) {
       dirty[partition] = false;
       dirtyCount--;
     }
+    batchesEnded[partition] = false;
+  }
+
+  /** A partition is no longer owned: forget its pending change and its open batches. */
+  synchronized void forget(int partition) {
+    clear(partition);
+    openBatches[partition] = 0;
   }
 
   /**
@@ -62,9 +107,10 @@ final class DirtyPartitions {
     for (int p = 0; p < dirty.length; p++) {
       if (dirty[p]
           && !rebuilding[p]
-          && (batchEnded || nowNanos - firstChange[p] >= maxDelayNanos)) {
+          && (batchesEnded[p] || batchEnded || nowNanos - firstChange[p] >= maxDelayNanos)) {
         dirty[p] = false;
         dirtyCount--;
+        batchesEnded[p] = false;
         rebuilding[p] = true;
         rebuildingCount++;
         due.add(p);

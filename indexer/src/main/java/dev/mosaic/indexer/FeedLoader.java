@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -26,6 +27,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +77,9 @@ public final class FeedLoader implements AutoCloseable {
     STARTED,
     CLOSED
   }
+
+  /** Changes queued before they go to the producer together. */
+  private static final int SEND_BURST = 1024;
 
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final Config config;
@@ -151,7 +156,7 @@ public final class FeedLoader implements AutoCloseable {
                   config.feedsTopic(),
                   config.feedsGroupId(),
                   config.retry(),
-                  this::publish,
+                  s -> publishAlone(s),
                   deadLetters,
                   rejected,
                   Counter.builder("mosaic.feedloader.snapshot.failures")
@@ -175,13 +180,15 @@ public final class FeedLoader implements AutoCloseable {
    *     fails
    */
   public PublishResult publish(Path snapshotFile) throws IOException, InterruptedException {
-    SnapshotBytes snapshot;
+    return publishAlone(readSnapshotFile(snapshotFile));
+  }
+
+  static SnapshotBytes readSnapshotFile(Path snapshotFile) throws IOException {
     try {
-      snapshot = SnapshotBytes.read(Files.readAllBytes(snapshotFile));
+      return SnapshotBytes.read(Files.readAllBytes(snapshotFile));
     } catch (IllegalArgumentException e) {
       throw new IOException("snapshot file " + snapshotFile + ": " + e.getMessage(), e);
     }
-    return publish(snapshot);
   }
 
   /**
@@ -192,7 +199,7 @@ public final class FeedLoader implements AutoCloseable {
    * @throws IOException if Kafka did not acknowledge every change
    */
   public PublishResult publish(byte[] serializedSnapshot) throws IOException, InterruptedException {
-    return publish(SnapshotBytes.read(serializedSnapshot));
+    return publishAlone(SnapshotBytes.read(serializedSnapshot));
   }
 
   /**
@@ -206,19 +213,75 @@ public final class FeedLoader implements AutoCloseable {
    */
   public PublishResult publish(FeedSnapshot snapshot) throws IOException, InterruptedException {
     OfferKeys.checkPartnerId(snapshot.getPartnerId());
-    return publish(SnapshotBytes.read(snapshot.toByteArray()));
+    return publishAlone(SnapshotBytes.read(snapshot.toByteArray()));
   }
 
-  private PublishResult publish(SnapshotBytes snapshot) throws IOException, InterruptedException {
+  /**
+   * A batch of snapshots to publish together (a feed cycle): the indexers rebuild each partition
+   * the batch changed once, as soon as {@link FeedBatch#end()} marked the batch complete. A single
+   * {@code publish} is a batch of its own.
+   */
+  public FeedBatch batch() {
+    checkStarted();
+    return new FeedBatch(this, kafkaPartitions);
+  }
+
+  /**
+   * One snapshot as a batch of its own; a marker that fails leaves the debounce to the indexers.
+   */
+  private PublishResult publishAlone(SnapshotBytes snapshot)
+      throws IOException, InterruptedException {
+    checkStarted();
+    FeedBatch batch = new FeedBatch(this, kafkaPartitions);
+    PublishResult result = publish(snapshot, batch);
+    try {
+      batch.end();
+    } catch (IOException e) {
+      LOG.warn(
+          "snapshot {}/{} is published, but its batch end markers failed; indexers rebuild its"
+              + " partitions after their debounce: {}",
+          result.partnerId(),
+          result.snapshotId(),
+          e.getMessage());
+    }
+    return result;
+  }
+
+  PublishResult publish(SnapshotBytes snapshot, FeedBatch batch)
+      throws IOException, InterruptedException {
     checkStarted();
     String partner = snapshot.partnerId();
     OfferKeys.checkPartnerId(partner);
     synchronized (partnerLocks.computeIfAbsent(partner, k -> new Object())) {
-      return publishLocked(partner, snapshot);
+      return publishLocked(partner, snapshot, batch);
     }
   }
 
-  private PublishResult publishLocked(String partner, SnapshotBytes snapshot)
+  /** Writes the batch's end markers and waits for their acknowledgements. */
+  void endBatch(FeedBatch batch) throws IOException, InterruptedException {
+    PendingSends pending = new PendingSends();
+    for (int k = 0; k < batch.kafkaPartitions(); k++) {
+      BatchEnd end = batch.endOf(k);
+      if (end != null) {
+        pending.add();
+        try {
+          producer.send(end.toRecord(config.offersTopic(), k), pending);
+        } catch (RuntimeException e) {
+          pending.cancel();
+          pending.await();
+          throw new IOException("batch end marker for offers partition " + k + ": " + e, e);
+        }
+      }
+    }
+    Exception failure = pending.await();
+    if (failure != null) {
+      throw new IOException(
+          "batch " + Long.toHexString(batch.id()) + ": an end marker was not acknowledged",
+          failure);
+    }
+  }
+
+  private PublishResult publishLocked(String partner, SnapshotBytes snapshot, FeedBatch batch)
       throws IOException, InterruptedException {
     long began = System.nanoTime();
     PendingSends pending = new PendingSends();
@@ -228,11 +291,11 @@ public final class FeedLoader implements AutoCloseable {
       Recovery recovery = previousState(partner);
       prev = recovery.state();
       for (OffersTopicRecovery.OfferAt stale : recovery.staleKeys()) {
-        send(pending, stale.partition(), partner, stale.offerHash(), null);
+        send(pending, batch, stale.partition(), partner, stale.offerHash(), null);
         deleteCount++;
       }
     }
-    SnapshotDiff diff = new SnapshotDiff(partner, snapshot, prev, pending);
+    SnapshotDiff diff = new SnapshotDiff(partner, snapshot, prev, pending, batch);
     diff.run();
     long diffed = System.nanoTime();
     deleteCount += diff.deletes;
@@ -287,21 +350,28 @@ public final class FeedLoader implements AutoCloseable {
     final PartnerSnapshotState prev;
     final PartnerSnapshotState next;
     final PendingSends pending;
+    final FeedBatch batch;
     final String source;
     final long now = config.clock().millis();
+    final List<ProducerRecord<byte[], byte[]>> queued = new ArrayList<>();
     int upserts;
     int deletes;
     int unchanged;
     int rejected;
 
     SnapshotDiff(
-        String partner, SnapshotBytes snapshot, PartnerSnapshotState prev, PendingSends pending) {
+        String partner,
+        SnapshotBytes snapshot,
+        PartnerSnapshotState prev,
+        PendingSends pending,
+        FeedBatch batch) {
       this.partner = partner;
       this.partnerUtf8 = partner.getBytes(StandardCharsets.UTF_8);
       this.snapshot = snapshot;
       this.prev = prev;
       this.next = new PartnerSnapshotState(snapshot.offerCount());
       this.pending = pending;
+      this.batch = batch;
       this.source = "snapshot " + partner + "/" + snapshot.snapshotId();
     }
 
@@ -325,10 +395,29 @@ public final class FeedLoader implements AutoCloseable {
       prev.forEach(
           (offerHash, entry) -> {
             if (!next.contains(offerHash)) {
-              send(pending, PartnerSnapshotState.partitionOf(entry), partner, offerHash, null);
+              queue(PartnerSnapshotState.partitionOf(entry), offerHash, null);
               deletes++;
             }
           });
+      flush();
+    }
+
+    /**
+     * Queues a change; they go to the producer in bursts ({@value #SEND_BURST}) rather than one by
+     * one between offers, so the producer fills fewer, fuller batches per Kafka partition.
+     */
+    private void queue(int indexPartition, long offerHash, byte[] value) {
+      queued.add(record(batch, indexPartition, partner, offerHash, value));
+      if (queued.size() >= SEND_BURST) {
+        flush();
+      }
+    }
+
+    private void flush() {
+      for (ProducerRecord<byte[], byte[]> r : queued) {
+        dispatch(pending, r);
+      }
+      queued.clear();
     }
 
     private void diffOne(OfferBytes offer) {
@@ -366,10 +455,10 @@ public final class FeedLoader implements AutoCloseable {
       next.putEntry(offerHash, entry);
       int before = prev.partition(offerHash);
       if (before >= 0 && before != partition) {
-        send(pending, before, partner, offerHash, null);
+        queue(before, offerHash, null);
         deletes++;
       }
-      send(pending, partition, partner, offerHash, offer.publishedValue(partnerUtf8, now));
+      queue(partition, offerHash, offer.publishedValue(partnerUtf8, now));
       upserts++;
     }
 
@@ -433,13 +522,31 @@ public final class FeedLoader implements AutoCloseable {
   }
 
   private void send(
-      PendingSends pending, int indexPartition, String partner, long offerHash, byte[] value) {
-    ProducerRecord<byte[], byte[]> record =
-        new ProducerRecord<>(
-            config.offersTopic(),
-            OfferKeys.kafkaPartition(indexPartition, kafkaPartitions),
-            OfferKeys.recordKey(indexPartition, partner, offerHash),
-            value);
+      PendingSends pending,
+      FeedBatch batch,
+      int indexPartition,
+      String partner,
+      long offerHash,
+      byte[] value) {
+    dispatch(pending, record(batch, indexPartition, partner, offerHash, value));
+  }
+
+  /** The record of one change, counted in its batch. */
+  private ProducerRecord<byte[], byte[]> record(
+      FeedBatch batch, int indexPartition, String partner, long offerHash, byte[] value) {
+    int k = OfferKeys.kafkaPartition(indexPartition, kafkaPartitions);
+    RecordHeaders headers = new RecordHeaders();
+    headers.add(BatchEnd.BATCH_HEADER, batch.idHeader());
+    batch.counted(k, value == null);
+    return new ProducerRecord<>(
+        config.offersTopic(),
+        k,
+        OfferKeys.recordKey(indexPartition, partner, offerHash),
+        value,
+        headers);
+  }
+
+  private void dispatch(PendingSends pending, ProducerRecord<byte[], byte[]> record) {
     pending.add();
     try {
       producer.send(record, pending);

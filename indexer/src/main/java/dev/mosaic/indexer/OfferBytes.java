@@ -17,7 +17,10 @@ import java.util.Arrays;
  * and the record key; a new observation time alone is no change): the bytes between left-out fields
  * are streamed into one hash, as if concatenated. {@link #publishedValue} only appends fields that
  * are left out, so the value published on the offers topic has the same fingerprint as the offer in
- * the snapshot: a state rebuilt from the topic compares equal to the snapshot it came from.
+ * the snapshot: a state rebuilt from the topic compares equal to the snapshot it came from. In the
+ * usual field order ({@code partner_id} first, {@code observed_at_millis} last) the hashed bytes
+ * are one range, hashed in one call without copying; the stream (which buffers) is only used when
+ * they are in several pieces. Both give the same hash.
  *
  * <p>Scalar fields that occur more than once take the last occurrence, as protobuf parsers do.
  *
@@ -42,6 +45,9 @@ final class OfferBytes {
   private int dedupKeyLength;
   private long observedAtMillis;
   private long fingerprint;
+  private int pieces;
+  private int firstPieceStart;
+  private int firstPieceLength;
 
   /**
    * Reads the offer in {@code buffer[start, start + length)}.
@@ -56,7 +62,7 @@ final class OfferBytes {
     partnerStart = offerIdStart = dedupKeyStart = start;
     partnerLength = offerIdLength = dedupKeyLength = 0;
     observedAtMillis = 0;
-    hash.reset();
+    pieces = 0;
     int segment = start;
     in.reset(buffer, start, length);
     while (!in.atEnd()) {
@@ -74,9 +80,7 @@ final class OfferBytes {
         } else {
           in.skipValue(tag);
         }
-        if (fieldStart > segment) {
-          hash.putBytes(buffer, segment, fieldStart - segment);
-        }
+        hashPiece(segment, fieldStart - segment);
         segment = in.position();
       } else if (field == OFFER_ID && delimited) {
         offerIdLength = in.readLength();
@@ -90,12 +94,32 @@ final class OfferBytes {
         in.skipValue(tag);
       }
     }
-    int end = start + length;
-    if (end > segment) {
-      hash.putBytes(buffer, segment, end - segment);
-    }
-    fingerprint = hash.getAsLong();
+    hashPiece(segment, start + length - segment);
+    fingerprint =
+        switch (pieces) {
+          case 0 -> ContentHash.of(buffer, start, 0);
+          case 1 -> ContentHash.of(buffer, firstPieceStart, firstPieceLength);
+          default -> hash.getAsLong();
+        };
     return this;
+  }
+
+  /** Adds a non-empty range of the hashed bytes: remembered while it is the only one. */
+  private void hashPiece(int from, int count) {
+    if (count <= 0) {
+      return;
+    }
+    if (pieces == 0) {
+      firstPieceStart = from;
+      firstPieceLength = count;
+    } else {
+      if (pieces == 1) {
+        hash.reset();
+        hash.putBytes(buffer, firstPieceStart, firstPieceLength);
+      }
+      hash.putBytes(buffer, from, count);
+    }
+    pieces++;
   }
 
   int start() {

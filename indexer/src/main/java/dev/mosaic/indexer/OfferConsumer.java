@@ -45,6 +45,7 @@ final class OfferConsumer {
   private final Set<Integer> restoreRequests = ConcurrentHashMap.newKeySet();
   private volatile boolean restoreAllRequested;
   private final AtomicLong lag = new AtomicLong();
+  private final BatchTracker batches;
   private KafkaConsumer<byte[], byte[]> consumer;
   private DeadLetterPublisher deadLetters;
   private Thread thread;
@@ -66,6 +67,8 @@ final class OfferConsumer {
     this.reconciler = reconciler;
     this.schema = schema;
     this.manifest = config.manifest();
+    this.batches =
+        new BatchTracker(2 * Math.max(config.debounce().toNanos(), config.maxDelay().toNanos()));
   }
 
   /** Starts the consumer thread; the consumer and publisher are used (and closed) by it. */
@@ -84,6 +87,7 @@ final class OfferConsumer {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
           apply(r);
         }
+        batches.expire(System.nanoTime(), scheduler::closeBatch);
         claimEpochs();
         restartRequestedRestores();
         finishRestores();
@@ -148,6 +152,7 @@ final class OfferConsumer {
         restoring.remove(tp);
         restoreStarted.remove(tp);
         unclaimed.remove(tp.partition());
+        batches.forget(tp.partition());
         for (int p : ownership.indexPartitionsOf(tp.partition())) {
           scheduler.clear(p);
         }
@@ -216,6 +221,7 @@ final class OfferConsumer {
         scheduler.clear(p);
       }
       ownership.reset(tp.partition());
+      batches.forget(tp.partition());
       restoring.put(tp, ends.getOrDefault(tp, 0L));
       restoreStarted.put(tp, System.nanoTime());
     }
@@ -226,6 +232,18 @@ final class OfferConsumer {
   private void apply(ConsumerRecord<byte[], byte[]> r) {
     int k = r.partition();
     byte[] key = r.key();
+    if (BatchEnd.isMarker(key)) {
+      endBatch(r);
+      return;
+    }
+    long batch;
+    try {
+      batch = BatchEnd.batchOf(r.headers());
+    } catch (IllegalArgumentException e) {
+      // the record itself is fine: apply it as a change outside any batch (debounced)
+      LOG.warn("{}/{}@{}: {}", r.topic(), k, r.offset(), e.getMessage());
+      batch = BatchEnd.NONE;
+    }
     int p;
     try {
       p = OfferKeys.partitionOfKey(key);
@@ -255,8 +273,34 @@ final class OfferConsumer {
         changed = s.put(keyHash, r.value());
       }
     }
-    if (changed && ownership.isRestored(k)) {
+    if (!ownership.isRestored(k)) {
+      return;
+    }
+    if (batch != BatchEnd.NONE && batches.record(k, batch, p, changed, System.nanoTime())) {
+      scheduler.markInBatch(p);
+    } else if (changed) {
       scheduler.mark(p);
+    }
+  }
+
+  /** A batch end marker: the batch's partitions here may be due at once. */
+  private void endBatch(ConsumerRecord<byte[], byte[]> r) {
+    if (r.value() != null) {
+      deadLetter(r, "a batch end marker must have a null value");
+      return;
+    }
+    BatchEnd end;
+    try {
+      end = BatchEnd.of(r.headers());
+    } catch (IllegalArgumentException e) {
+      deadLetter(r, e.getMessage());
+      return;
+    }
+    if (!ownership.isRestored(r.partition())) {
+      return; // read while restoring: the restore covers the batch
+    }
+    if (!batches.end(r.partition(), end, scheduler::closeBatch).isEmpty()) {
+      scheduler.batchesEnded();
     }
   }
 

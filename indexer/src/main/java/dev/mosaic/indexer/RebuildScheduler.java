@@ -27,6 +27,7 @@ final class RebuildScheduler implements AutoCloseable {
   private final String nodeName;
   private ScheduledExecutorService ticker;
   private ExecutorService rebuilders;
+  private Runnable tick = () -> {};
 
   RebuildScheduler(int partitions, IndexerConfig config) {
     this.dirty = new DirtyPartitions(partitions);
@@ -51,8 +52,8 @@ final class RebuildScheduler implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name(nodeName + "-ticker").daemon().factory());
     // a batch's rebuilds start at most a tick after its debounce ends
-    long tick = Math.clamp(debounce.toMillis() / 20, 10, 50);
-    ticker.scheduleWithFixedDelay(
+    long every = Math.clamp(debounce.toMillis() / 20, 10, 50);
+    tick =
         () -> {
           try {
             for (int p :
@@ -66,10 +67,8 @@ final class RebuildScheduler implements AutoCloseable {
           } catch (RuntimeException e) {
             LOG.error("scheduling rebuilds failed", e);
           }
-        },
-        tick,
-        tick,
-        TimeUnit.MILLISECONDS);
+        };
+    ticker.scheduleWithFixedDelay(tick, every, every, TimeUnit.MILLISECONDS);
   }
 
   /** A partition changed. */
@@ -77,9 +76,36 @@ final class RebuildScheduler implements AutoCloseable {
     dirty.mark(p, System.nanoTime());
   }
 
-  /** A partition is no longer owned: forget its pending change. */
+  /** A partition changed in a batch that had not changed it yet: it also waits for that batch. */
+  void markInBatch(int p) {
+    dirty.openBatch(p, System.nanoTime());
+  }
+
+  /**
+   * A batch that changed partition {@code p} ended ({@code complete}: all its records were seen).
+   *
+   * @return whether the partition is now due at once (call {@link #batchesEnded} after the batch's
+   *     partitions were closed)
+   */
+  boolean closeBatch(int p, boolean complete) {
+    return dirty.closeBatch(p, complete);
+  }
+
+  /** Some partitions became due at once: take them now rather than at the next tick. */
+  void batchesEnded() {
+    ScheduledExecutorService t = ticker;
+    if (t != null) {
+      try {
+        t.execute(tick);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // closing
+      }
+    }
+  }
+
+  /** A partition is no longer owned: forget its pending change and open batches. */
   void clear(int p) {
-    dirty.clear(p);
+    dirty.forget(p);
   }
 
   /** A rebuild is about to read the partition's state. */

@@ -71,4 +71,86 @@ class DirtyPartitionsTest {
     assertThat(d.takeDue(5000 * MS, false, 1000 * MS, 10_000 * MS)).isEmpty();
     assertThat(d.takeDue(10_000 * MS, false, 1000 * MS, 10_000 * MS)).containsExactly(6);
   }
+
+  private static final long DEBOUNCE = 600_000 * MS;
+  private static final long MAX_DELAY = 1_200_000 * MS;
+
+  @Test
+  void partitionIsDueAsSoonAsTheOnlyBatchThatChangedItEndsComplete() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(4, 0);
+    assertThat(d.takeDue(10 * MS, false, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.closeBatch(4, true)).isTrue();
+    // not caught up, nowhere near the debounce: the batch's end alone makes it due
+    assertThat(d.takeDue(20 * MS, false, DEBOUNCE, MAX_DELAY)).containsExactly(4);
+    d.readingState(4);
+    d.rebuilt(4);
+    assertThat(d.takeDue(30 * MS, false, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.pending()).isZero();
+  }
+
+  @Test
+  void partitionChangedByTwoBatchesWaitsForBoth() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(2, 0);
+    d.openBatch(2, 1 * MS);
+    assertThat(d.closeBatch(2, true)).isFalse();
+    assertThat(d.takeDue(5 * MS, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.closeBatch(2, true)).isTrue();
+    assertThat(d.takeDue(6 * MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(2);
+  }
+
+  @Test
+  void aNewBatchChangingAPartitionWhoseBatchEndedMakesItWaitAgain() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(6, 0);
+    assertThat(d.closeBatch(6, true)).isTrue();
+    d.openBatch(6, 1 * MS); // before the ticker took it
+    assertThat(d.takeDue(2 * MS, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.closeBatch(6, true)).isTrue();
+    assertThat(d.takeDue(3 * MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(6);
+  }
+
+  @Test
+  void anIncompleteBatchLeavesItsPartitionToTheDebounce() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(1, 0);
+    assertThat(d.closeBatch(1, false)).isFalse();
+    assertThat(d.takeDue(DEBOUNCE - MS, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.takeDue(DEBOUNCE, true, DEBOUNCE, MAX_DELAY)).containsExactly(1);
+  }
+
+  @Test
+  void aBatchThatNeverEndsIsRebuiltByTheDebounceAndDoesNotHoldBackTheNextOnesForever() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(3, 0);
+    assertThat(d.takeDue(DEBOUNCE, true, DEBOUNCE, MAX_DELAY)).containsExactly(3);
+    d.readingState(3);
+    d.rebuilt(3);
+    // the lost batch is expired (closed incomplete), then a later batch ends complete
+    assertThat(d.closeBatch(3, false)).isFalse();
+    d.openBatch(3, DEBOUNCE + MS);
+    assertThat(d.closeBatch(3, true)).isTrue();
+    assertThat(d.takeDue(DEBOUNCE + 2 * MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(3);
+  }
+
+  @Test
+  void aChangeOutsideABatchIsTakenAlongByABatchEndingOnTheSamePartition() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.mark(5, 0);
+    d.openBatch(5, 1 * MS);
+    assertThat(d.closeBatch(5, true)).isTrue();
+    assertThat(d.takeDue(2 * MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(5);
+  }
+
+  @Test
+  void aForgottenPartitionHasNoOpenBatchesLeft() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(7, 0);
+    d.openBatch(7, 0);
+    d.forget(7);
+    assertThat(d.pending()).isZero();
+    d.openBatch(7, 1 * MS); // owned again
+    assertThat(d.closeBatch(7, true)).isTrue();
+  }
 }

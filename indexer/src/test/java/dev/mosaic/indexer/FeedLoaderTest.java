@@ -84,6 +84,38 @@ class FeedLoaderTest {
   }
 
   @Test
+  void batchEndsWithAMarkerAfterItsRecordsInEveryKafkaPartitionItWroteCountingThem()
+      throws Exception {
+    List<CarOffer> cars = cars(13, 12);
+    long batchId;
+    try (FeedLoader loader = loader("batched", null)) {
+      try (FeedBatch batch = loader.batch()) {
+        batchId = batch.id();
+        batch.publish(snapshot(cars, 1));
+      }
+    }
+    long kafkaPartitions =
+        cars.stream().map(c -> OfferKeys.indexPartition(c.getDedupKey(), P) % K).distinct().count();
+    List<ConsumerRecord<byte[], byte[]>> records =
+        KafkaTestSupport.read(kafka, "batched", cars.size() + (int) kafkaPartitions, true);
+    Map<Integer, long[]> seen = new java.util.HashMap<>();
+    Map<Integer, BatchEnd> markers = new java.util.HashMap<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      assertThat(BatchEnd.batchOf(r.headers())).isEqualTo(batchId);
+      if (BatchEnd.isMarker(r.key())) {
+        assertThat(markers.put(r.partition(), BatchEnd.of(r.headers()))).isNull();
+      } else {
+        assertThat(markers)
+            .as("a marker before a record of its partition")
+            .doesNotContainKey(r.partition());
+        seen.computeIfAbsent(r.partition(), k -> new long[1])[0]++;
+      }
+    }
+    assertThat(markers.keySet()).isEqualTo(seen.keySet());
+    seen.forEach((k, n) -> assertThat(markers.get(k)).isEqualTo(new BatchEnd(batchId, n[0], 0)));
+  }
+
+  @Test
   void offersThatDoNotFitGoToTheDeadLetterTopicWithTheReason() throws Exception {
     List<CarOffer> cars = cars(12, 3);
     FeedSnapshot good = snapshot(cars, 1);

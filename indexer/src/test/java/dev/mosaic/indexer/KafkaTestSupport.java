@@ -21,9 +21,18 @@ import org.awaitility.Awaitility;
 final class KafkaTestSupport {
   private KafkaTestSupport() {}
 
-  /** Reads a topic from the beginning until at least {@code atLeast} records arrived. */
+  /**
+   * Reads a topic from the beginning until at least {@code atLeast} records arrived, leaving out
+   * batch end markers ({@link BatchEnd}).
+   */
   static List<ConsumerRecord<byte[], byte[]>> readAll(
       EmbeddedKafka kafka, String topic, int atLeast) {
+    return read(kafka, topic, atLeast, false);
+  }
+
+  /** Reads a topic, batch end markers included, until at least {@code atLeast} records arrived. */
+  static List<ConsumerRecord<byte[], byte[]>> read(
+      EmbeddedKafka kafka, String topic, int atLeast, boolean withMarkers) {
     Properties p = kafka.clientProperties();
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -40,7 +49,11 @@ final class KafkaTestSupport {
           .atMost(Duration.ofSeconds(30))
           .until(
               () -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                  if (withMarkers || !BatchEnd.isMarker(r.key())) {
+                    records.add(r);
+                  }
+                }
                 return records.size() >= atLeast;
               });
     }

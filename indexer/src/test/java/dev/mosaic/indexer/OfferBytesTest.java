@@ -34,6 +34,42 @@ class OfferBytesTest {
   }
 
   @Test
+  void fingerprintIsTheHashOfTheOtherFieldsWhereverTheLeftOutFieldsSit() throws Exception {
+    java.util.Random random = new java.util.Random(16);
+    for (var car : KafkaTestSupport.cars(16, 200)) {
+      Offer offer = KafkaTestSupport.snapshot(java.util.List.of(car), 1).getOffers(0);
+      // the offer without partner_id and observed_at_millis, one field per piece
+      java.util.List<byte[]> pieces = new java.util.ArrayList<>();
+      pieces.add(Offer.newBuilder().setOfferId(offer.getOfferId()).build().toByteArray());
+      pieces.add(Offer.newBuilder().setDedupKey(offer.getDedupKey()).build().toByteArray());
+      for (var field : offer.getFieldsList()) {
+        pieces.add(Offer.newBuilder().addFields(field).build().toByteArray());
+      }
+      pieces.add(Offer.newBuilder().setCar(offer.getCar()).build().toByteArray());
+      java.io.ByteArrayOutputStream core = new java.io.ByteArrayOutputStream();
+      java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+      byte[] partner =
+          Offer.newBuilder().setPartnerId("p" + random.nextInt(9)).build().toByteArray();
+      byte[] observed =
+          Offer.newBuilder().setObservedAtMillis(1 + random.nextInt(1000)).build().toByteArray();
+      for (int i = 0; i <= pieces.size(); i++) {
+        // left-out fields at random places: none, one or several pieces of hashed bytes
+        if (random.nextInt(4) == 0) {
+          wire.write(random.nextBoolean() ? partner : observed);
+        }
+        if (i < pieces.size()) {
+          core.write(pieces.get(i));
+          wire.write(pieces.get(i));
+        }
+      }
+      byte[] coreBytes = core.toByteArray();
+      byte[] wireBytes = wire.toByteArray();
+      assertThat(new OfferBytes().read(wireBytes, 0, wireBytes.length).fingerprint())
+          .isEqualTo(ContentHash.of(coreBytes, 0, coreBytes.length));
+    }
+  }
+
+  @Test
   void fingerprintIgnoresObservationTimeAndPartnerIdButNotContent() {
     Offer offer = offer();
     long fingerprint = read(offer).fingerprint();

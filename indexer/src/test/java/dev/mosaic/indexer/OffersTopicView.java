@@ -23,6 +23,7 @@ final class OffersTopicView implements AutoCloseable {
   private final List<TopicPartition> partitions;
   private final Map<String, byte[]> live = new HashMap<>();
   private long records;
+  private long markers;
 
   OffersTopicView(EmbeddedKafka kafka, String topic) {
     Properties p = kafka.clientProperties();
@@ -40,7 +41,8 @@ final class OffersTopicView implements AutoCloseable {
   /**
    * Reads every record up to the end offsets as of now.
    *
-   * @return the number of records read by this call
+   * @return the number of offer records (upserts and tombstones, not batch end markers) read by
+   *     this call
    */
   long catchUp() {
     Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
@@ -50,6 +52,10 @@ final class OffersTopicView implements AutoCloseable {
         .until(
             () -> {
               for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(100))) {
+                if (BatchEnd.isMarker(r.key())) {
+                  markers++;
+                  continue;
+                }
                 records++;
                 String key = new String(r.key(), StandardCharsets.UTF_8);
                 if (r.value() == null) {
@@ -62,6 +68,11 @@ final class OffersTopicView implements AutoCloseable {
                   .allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
             });
     return records - before;
+  }
+
+  /** Batch end markers read so far. */
+  long markers() {
+    return markers;
   }
 
   /** Live keys and their latest values. */

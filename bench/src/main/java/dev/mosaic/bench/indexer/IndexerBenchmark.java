@@ -7,6 +7,7 @@ import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.embedded.EmbeddedKafka;
+import dev.mosaic.indexer.FeedBatch;
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
@@ -43,7 +44,8 @@ import picocli.CommandLine.Option;
  *   <li>the cycle: the changed partners' serialized snapshots (1% of the offers changed) arrive at
  *       the loader; the diff is the time until the loader has published (Kafka acknowledged) the
  *       last upsert or tombstone, snapshot to files the time until the last changed partition's
- *       file is written (node default debounce 1 s, all cores); rebuilds per changed partition
+ *       file is written (the snapshots are one batch: the node rebuilds once the batch's end
+ *       markers arrive; debounce 1 s as the fallback, all cores); rebuilds per changed partition
  *       count the node's files for those partitions.
  * </ol>
  *
@@ -225,8 +227,9 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
           log(
               "snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
                   + " partitions); last file %,d ms after the snapshots arrived (first file"
-                  + " %,d ms after: the diff and the %,d ms debounce come before it, the"
-                  + " rebuilds of the cycle's partitions after it)",
+                  + " %,d ms after: the diff and the batch's end markers come before it, the"
+                  + " rebuilds of the cycle's partitions after it; debounce %,d ms, the"
+                  + " fallback)",
               rebuilt,
               cycle.changedPartitions().size(),
               node.files() - filesBefore,
@@ -335,9 +338,12 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   private record Timed(long startNanos, FeedLoader.PublishResult result) {}
 
   /**
-   * Publishes partners' serialized snapshots in parallel (one loader, several partners at once).
+   * Publishes partners' serialized snapshots in parallel as one batch (one loader, several partners
+   * at once), then ends the batch: the node rebuilds the batch's partitions once its end markers
+   * arrive.
    */
   private Published publishAll(FeedLoader loader, List<byte[]> snapshots) throws Exception {
+    FeedBatch batch = loader.batch();
     try (ExecutorService pool = Executors.newFixedThreadPool(publishThreads)) {
       List<Future<Timed>> results = new ArrayList<>();
       for (byte[] s : snapshots) {
@@ -345,9 +351,13 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
             pool.submit(
                 () -> {
                   long start = System.nanoTime();
-                  return new Timed(start, loader.publish(s));
+                  return new Timed(start, batch.publish(s));
                 }));
       }
+      for (Future<Timed> f : results) {
+        f.get();
+      }
+      batch.end();
       long upserts = 0;
       long deletes = 0;
       long last = 0;
