@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * Generations} composes every generation through {@link #compose} and hands each retired
  * generation's composite to {@link #release}.
  *
+ * <p>Grouping may wait for enough partitions: while a generation has fewer than {@code
+ * minPartitions}, it is composed ungrouped and no merge starts (on a small deployment the merges
+ * cost more than grouping saves queries).
+ *
  * <p>The group directory belongs to the grouping: files in it are deleted at start.
  *
  * <p>Thread safety: safe for concurrent use.
@@ -31,15 +35,21 @@ final class BackgroundGrouping implements AutoCloseable {
 
   private final ExecutorService merger;
   private final PartitionGrouping grouping;
+  private final int minPartitions;
   private long failuresLogged;
 
   /**
    * Creates the group directory when missing and deletes what a previous run left in it (group
    * files of no generation now, temporary files of a merge cut short).
    *
+   * @param minPartitions fewest partitions a generation must have to be grouped (0: always)
    * @throws UncheckedIOException when the directory cannot be created or cleared
    */
-  BackgroundGrouping(PartitionGrouping.Config config, Runnable requestReopen) {
+  BackgroundGrouping(PartitionGrouping.Config config, int minPartitions, Runnable requestReopen) {
+    if (minPartitions < 0) {
+      throw new IllegalArgumentException("minPartitions must be >= 0, got " + minPartitions);
+    }
+    this.minPartitions = minPartitions;
     clear(config.directory());
     this.merger =
         Executors.newSingleThreadExecutor(
@@ -52,16 +62,29 @@ final class BackgroundGrouping implements AutoCloseable {
     this.grouping = new PartitionGrouping(config, merger, requestReopen);
   }
 
-  /** The next generation's composite (see {@link PartitionGrouping#compose}). */
+  /**
+   * The next generation's composite (see {@link PartitionGrouping#compose}); ungrouped while there
+   * are fewer than {@code minPartitions} partitions.
+   */
   CompositeDatabase compose(
       CompositeDatabase previous, Schema schema, List<? extends Database> partitions) {
     logNewFailures();
+    if (!grouped(partitions.size())) {
+      return previous != null && previous.schema().equals(schema)
+          ? previous.withPartitions(partitions)
+          : CompositeDatabase.of(schema, partitions);
+    }
     return grouping.compose(previous, schema, partitions);
   }
 
   /** True when groups were merged since {@code composite} was composed. */
   boolean hasNewGroups(CompositeDatabase composite) {
-    return !composite.groups().equals(grouping.groups());
+    return grouped(composite.partitions().size()) && !composite.groups().equals(grouping.groups());
+  }
+
+  /** Whether a generation of {@code partitions} partitions is grouped. */
+  boolean grouped(int partitions) {
+    return partitions >= minPartitions;
   }
 
   /** Gives back a retired generation's groups. */

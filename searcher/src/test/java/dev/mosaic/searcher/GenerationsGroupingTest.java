@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * With {@link Generations.Builder#partitionGrouping} the searcher merges blocks of partitions into
  * groups in the background and its generations query them: results stay those of the ungrouped
  * partitions, a replaced partition is served at once (beside its old group) and its block is merged
- * again, and no group file is left once the generations are closed.
+ * again, and no group file is left once the generations are closed; with a minimum of partitions, a
+ * smaller store is served ungrouped and merges nothing.
  */
 class GenerationsGroupingTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -59,6 +60,38 @@ class GenerationsGroupingTest {
         assertAnswersAsUngrouped(gens);
       }
       await().atMost(WAIT).until(() -> groupFiles(groups).isEmpty());
+    }
+  }
+
+  @Test
+  void groupingWaitsUntilTheStoreServesItsMinimumOfPartitions() throws Exception {
+    Path groups = Files.createDirectories(root.resolve("groups"));
+    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
+      store.start();
+      for (int p = 0; p < 7; p++) {
+        publish(store, p, 1);
+      }
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .partitionGrouping(new PartitionGrouping.Config(groups, 4), 8)
+              .build()) {
+        gens.start();
+        await().atMost(WAIT).until(gens::isReady);
+        publish(store, 2, 2); // a replaced partition starts no merge either
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        try (Generation g = gens.acquire()) {
+          assertThat(g.database().partitions()).hasSize(7);
+          assertThat(g.database().groups()).as("7 partitions, grouped from 8").isEmpty();
+        }
+        assertThat(groupFiles(groups)).as("no merge below the minimum").isEmpty();
+        assertAnswersAsUngrouped(gens);
+
+        publish(store, 7, 1);
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        assertAnswersAsUngrouped(gens);
+      }
     }
   }
 

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -274,11 +275,12 @@ final class TransferServer implements AutoCloseable {
     if (unhealthy.isPresent()) {
       return refuse(h, body, false, "unhealthy: " + unhealthy.get());
     }
-    Long held = store.latestVersions(id.schemaVersion()).get(id.partition());
-    if (held != null && held == id.version()) {
+    OptionalLong latest = store.latestVersion(id.schemaVersion(), id.partition());
+    long held = latest.orElse(Long.MIN_VALUE);
+    if (latest.isPresent() && held == id.version()) {
       return refuse(h, body, true, "already holds " + id);
     }
-    if (held != null && held > id.version()) {
+    if (latest.isPresent() && held > id.version()) {
       // not an error: deliveries of two versions crossed (a relay overtaken by a newer entry copy)
       return superseded(
           h,
