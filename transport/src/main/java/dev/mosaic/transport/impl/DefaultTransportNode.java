@@ -375,6 +375,9 @@ public final class DefaultTransportNode implements TransportNode {
     if (server != null) {
       server.close();
     }
+    if (client != null) {
+      client.close();
+    }
     if (discovery != null) {
       discovery.close();
     }

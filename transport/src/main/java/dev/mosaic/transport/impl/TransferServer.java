@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The receiving side of a node: accepts pushes (header + bytes → store → acknowledgement) and
- * serves catch-up fetches of published files. One Pekko Streams TCP connection per transfer; the
- * body streams chunk by chunk into the staged file, so TCP backpressure reaches the sender.
+ * serves catch-up fetches of published files. A connection carries one request after the other
+ * (each answered before the next is read; senders keep connections for their change sets); the body
+ * streams chunk by chunk into the staged file, so TCP backpressure reaches the sender.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -172,15 +173,19 @@ final class TransferServer implements AutoCloseable {
         .idleTimeout(settings.transferIdleTimeout())
         .statefulMapConcat(
             () ->
-                new Frames.Splitter<TransportRequest>(
+                Frames.Splitter.<TransportRequest>repeating(
                     TransportRequest::parseFrom,
                     r ->
                         r.hasPush()
                             ? r.getPush().getSize()
                             : r.hasDelta() ? r.getDelta().getChangeSetSize() : 0))
+        // one request after the other on a connection (a sender reuses its connections): each
+        // request with its body is a substream, answered before the next one is read
+        .splitWhen(o -> o instanceof Frames.Head)
         .prefixAndTail(1)
         .mapAsync(1, pair -> handle(pair, peer.get()))
         .flatMapConcat(s -> s)
+        .concatSubstreams()
         .via(killSwitch.flow());
   }
 
