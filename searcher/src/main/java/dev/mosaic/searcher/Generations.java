@@ -156,7 +156,8 @@ public final class Generations implements Closeable {
     this.grouping =
         b.grouping == null
             ? null
-            : new BackgroundGrouping(b.grouping, b.groupingMinPartitions, this::requestReopen);
+            : new BackgroundGrouping(
+                b.grouping, b.groupingMinPartitions, b.groupMergeSettle, this::requestReopen);
     MeterRegistry registry = b.registry;
     this.reopenTimer =
         Timer.builder("mosaic.searcher.reopen")
@@ -819,6 +820,7 @@ public final class Generations implements Closeable {
     private Clock clock = Clock.systemUTC();
     private PartitionGrouping.Config grouping;
     private int groupingMinPartitions;
+    private Duration groupMergeSettle = BackgroundGrouping.SETTLE;
 
     private Builder(PartitionStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -945,6 +947,12 @@ public final class Generations implements Closeable {
       }
       this.grouping = Objects.requireNonNull(config, "config");
       this.groupingMinPartitions = minPartitions;
+      return this;
+    }
+
+    /** How long partitions must stay unchanged before a group merge starts (tests). */
+    Builder groupMergeSettle(Duration settle) {
+      this.groupMergeSettle = Objects.requireNonNull(settle, "settle");
       return this;
     }
 

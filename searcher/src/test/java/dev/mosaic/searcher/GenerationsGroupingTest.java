@@ -95,6 +95,47 @@ class GenerationsGroupingTest {
     }
   }
 
+  @Test
+  void noGroupIsMergedWhilePartitionsKeepArrivingAndTheBlockIsMergedOnceTheySettle()
+      throws Exception {
+    Path groups = Files.createDirectories(root.resolve("groups"));
+    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
+      store.start();
+      for (int p = 0; p < 8; p++) {
+        publish(store, p, 1);
+      }
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .partitionGrouping(new PartitionGrouping.Config(groups, 4))
+              .groupMergeSettle(Duration.ofSeconds(5))
+              .build()) {
+        gens.start();
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        List<PartitionGroup> before;
+        try (Generation g = gens.acquire()) {
+          before = g.database().groups();
+        }
+        long started = System.nanoTime();
+        for (int v = 2; v <= 6; v++) {
+          publish(store, 1, v);
+          gens.reopen().get(30, TimeUnit.SECONDS);
+        }
+        try (Generation g = gens.acquire()) {
+          assertThat(g.files().get(1).version()).isEqualTo(6);
+          if (System.nanoTime() - started < Duration.ofSeconds(5).toNanos()) {
+            assertThat(g.database().groups())
+                .as("no merge within the settle time of the last replacement")
+                .isEqualTo(before);
+          }
+        }
+        assertAnswersAsUngrouped(gens);
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        assertAnswersAsUngrouped(gens);
+      }
+    }
+  }
+
   /** True when the current generation's two blocks are each one group of its partitions. */
   private static boolean fullyGrouped(Generations gens) {
     if (!gens.isReady()) {
