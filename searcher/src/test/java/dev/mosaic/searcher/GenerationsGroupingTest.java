@@ -36,11 +36,7 @@ class GenerationsGroupingTest {
   @Test
   void generationsQueryBackgroundGroupsAndServeAReplacedPartitionAtOnce() throws Exception {
     Path groups = Files.createDirectories(root.resolve("groups"));
-    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
-      store.start();
-      for (int p = 0; p < 8; p++) {
-        publish(store, p, 1);
-      }
+    try (PartitionStore store = storeOfPartitions(8)) {
       try (Generations gens =
           Generations.builder(store)
               .scanInterval(Duration.ZERO)
@@ -66,11 +62,7 @@ class GenerationsGroupingTest {
   @Test
   void groupingWaitsUntilTheStoreServesItsMinimumOfPartitions() throws Exception {
     Path groups = Files.createDirectories(root.resolve("groups"));
-    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
-      store.start();
-      for (int p = 0; p < 7; p++) {
-        publish(store, p, 1);
-      }
+    try (PartitionStore store = storeOfPartitions(7)) {
       try (Generations gens =
           Generations.builder(store)
               .scanInterval(Duration.ZERO)
@@ -99,11 +91,7 @@ class GenerationsGroupingTest {
   void noGroupIsMergedWhilePartitionsKeepArrivingAndTheBlockIsMergedOnceTheySettle()
       throws Exception {
     Path groups = Files.createDirectories(root.resolve("groups"));
-    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
-      store.start();
-      for (int p = 0; p < 8; p++) {
-        publish(store, p, 1);
-      }
+    try (PartitionStore store = storeOfPartitions(8)) {
       try (Generations gens =
           Generations.builder(store)
               .scanInterval(Duration.ZERO)
@@ -134,6 +122,16 @@ class GenerationsGroupingTest {
         assertAnswersAsUngrouped(gens);
       }
     }
+  }
+
+  /** A started store holding version 1 of partitions 0 to {@code n - 1}. */
+  private PartitionStore storeOfPartitions(int n) throws Exception {
+    PartitionStore store = PartitionStore.builder(root.resolve("store")).build();
+    store.start();
+    for (int p = 0; p < n; p++) {
+      publish(store, p, 1);
+    }
+    return store;
   }
 
   /** True when the current generation's two blocks are each one group of its partitions. */

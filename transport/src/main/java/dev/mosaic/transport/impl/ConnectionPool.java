@@ -38,6 +38,7 @@ final class ConnectionPool implements AutoCloseable {
   private final Function<SearcherEndpoint, Flow<ByteString, ByteString, ?>> connect;
   private final Materializer materializer;
   private final int maxIdlePerPeer;
+  private final java.util.function.Consumer<SearcherEndpoint> onOpen;
   private final Map<SearcherEndpoint, ConcurrentLinkedDeque<Connection>> idle =
       new ConcurrentHashMap<>();
   private final AtomicLong opened = new AtomicLong();
@@ -45,17 +46,20 @@ final class ConnectionPool implements AutoCloseable {
 
   /**
    * @param connect the connection flow to a peer (TLS or plain)
+   * @param onOpen told of every connection opened (metrics)
    */
   ConnectionPool(
       Function<SearcherEndpoint, Flow<ByteString, ByteString, ?>> connect,
       Materializer materializer,
-      int maxIdlePerPeer) {
+      int maxIdlePerPeer,
+      java.util.function.Consumer<SearcherEndpoint> onOpen) {
     if (maxIdlePerPeer < 1) {
       throw new IllegalArgumentException("maxIdlePerPeer must be >= 1, got " + maxIdlePerPeer);
     }
     this.connect = connect;
     this.materializer = materializer;
     this.maxIdlePerPeer = maxIdlePerPeer;
+    this.onOpen = onOpen;
   }
 
   /** Connections opened so far. */
@@ -147,6 +151,7 @@ final class ConnectionPool implements AutoCloseable {
 
   private Connection open(SearcherEndpoint target) {
     opened.incrementAndGet();
+    onOpen.accept(target);
     Pair<
             Pair<BoundedSourceQueue<ByteString>, CompletionStage<org.apache.pekko.Done>>,
             SinkQueueWithCancel<FileAck>>

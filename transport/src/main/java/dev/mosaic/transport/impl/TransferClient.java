@@ -47,8 +47,11 @@ import org.apache.pekko.util.ByteString;
  * <p>Thread safety: safe for concurrent use.
  */
 final class TransferClient implements AutoCloseable {
-  /** Idle connections kept per peer for change sets. */
-  static final int MAX_IDLE_CONNECTIONS_PER_PEER = 4;
+  /**
+   * Fewest idle connections kept per peer for change sets; more when the settings let more
+   * deliveries and relays run at once (all of them may go to one peer).
+   */
+  static final int MIN_IDLE_CONNECTIONS_PER_PEER = 4;
 
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TransferClient.class);
@@ -74,7 +77,13 @@ final class TransferClient implements AutoCloseable {
     this.myNode = myNode;
     this.myDc = myDc;
     this.pool =
-        new ConnectionPool(this::connection, ext.materializer(), MAX_IDLE_CONNECTIONS_PER_PEER);
+        new ConnectionPool(
+            this::connection,
+            ext.materializer(),
+            Math.max(
+                MIN_IDLE_CONNECTIONS_PER_PEER,
+                settings.maxConcurrentDeliveries() + settings.relayParallelism()),
+            target -> metrics.pooledConnectionOpened(target.dc()));
   }
 
   /** Connections opened for change sets so far. */

@@ -32,6 +32,7 @@ import org.apache.pekko.japi.pf.PFBuilder;
 import org.apache.pekko.stream.IgnoreCancel$;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.SubstreamCancelStrategy;
 import org.apache.pekko.stream.TLSProtocol.SendBytes;
 import org.apache.pekko.stream.TLSProtocol.SessionBytes;
 import org.apache.pekko.stream.TLSProtocol.SslTlsInbound;
@@ -181,7 +182,7 @@ final class TransferServer implements AutoCloseable {
                             : r.hasDelta() ? r.getDelta().getChangeSetSize() : 0))
         // one request after the other on a connection (a sender reuses its connections): each
         // request with its body is a substream, answered before the next one is read
-        .splitWhen(o -> o instanceof Frames.Head)
+        .splitWhen(SubstreamCancelStrategy.drain(), o -> o instanceof Frames.Head)
         .prefixAndTail(1)
         .mapAsync(1, pair -> handle(pair, peer.get()))
         .flatMapConcat(s -> s)

@@ -71,7 +71,8 @@ class ConnectionPoolTest {
   @Test
   void exchangesOneAfterTheOtherShareOneConnection() throws Exception {
     AtomicInteger connections = new AtomicInteger();
-    try (ConnectionPool pool = new ConnectionPool(peer(Integer.MAX_VALUE, connections), MAT, 4)) {
+    try (ConnectionPool pool =
+        new ConnectionPool(peer(Integer.MAX_VALUE, connections), MAT, 4, t -> {})) {
       for (int i = 1; i <= 50; i++) {
         FileAck ack =
             pool.exchange(PEER, push(i, i * 7)).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -85,7 +86,7 @@ class ConnectionPoolTest {
   @Test
   void aKeptConnectionThePeerClosedIsReplacedAndTheExchangeSucceeds() throws Exception {
     AtomicInteger connections = new AtomicInteger();
-    try (ConnectionPool pool = new ConnectionPool(peer(1, connections), MAT, 4)) {
+    try (ConnectionPool pool = new ConnectionPool(peer(1, connections), MAT, 4, t -> {})) {
       for (int i = 1; i <= 5; i++) {
         FileAck ack =
             pool.exchange(PEER, push(i, 3)).toCompletableFuture().get(10, TimeUnit.SECONDS);
