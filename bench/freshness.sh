@@ -9,7 +9,8 @@
 #   RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<> wire_bytes_per_changed_byte=<> full_copies=<>
 # and exits non-zero when a cycle is not searchable everywhere within --cycle-timeout (600 s).
 # Arguments go to the tool, e.g. --offers 20000 --partitions 64 --cycles 3, --change-fraction 0.05,
-# --set mosaic.indexer.debounce=300ms. Environment: HEAP (default 6g).
+# --set mosaic.indexer.debounce=300ms. Environment: HEAP (default 6g), JAVA_OPTS (extra JVM options,
+# e.g. -XX:StartFlightRecording=filename=bench/target/freshness.jfr,settings=profile).
 # Logs go to bench/target/freshness.log. The output is kept in bench/target/results/freshness.txt
 # and drawn into bench/results/freshness.png.
 set -euo pipefail
@@ -25,7 +26,7 @@ set +e # keep the tool's exit status, draw the chart either way
 java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dzookeeper.forceSync=no \
   -Dlogback.configurationFile=deploy/src/main/resources/logback.xml \
-  -Dmosaic.log.file=bench/target/freshness.log \
+  -Dmosaic.log.file=bench/target/freshness.log ${JAVA_OPTS:-} \
   -cp "$CP" dev.mosaic.bench.freshness.FreshnessBenchmark "$@" | tee bench/target/results/freshness.txt
 status=${PIPESTATUS[0]}
 set -e

@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValueFactory;
+import com.typesafe.config.ConfigValueType;
 import dev.mosaic.searcher.QueryLimits;
 import dev.mosaic.transport.TransportSettings;
 import java.nio.file.Files;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 
 /**
  * The launcher's configuration: the {@code mosaic} section of a HOCON config (defaults in this
@@ -236,6 +238,25 @@ public final class MosaicConfig {
     }
   }
 
+  /** {@code auto} (empty) or a group size: 0 (grouping off) or at least 2. */
+  private static OptionalInt partitionGroupSize(Config m, String key) {
+    if (m.getValue(key).valueType() == ConfigValueType.STRING
+        && "auto".equals(m.getString(key).strip())) {
+      return OptionalInt.empty();
+    }
+    int size;
+    try {
+      size = m.getInt(key);
+    } catch (ConfigException.WrongType e) {
+      throw bad(
+          m, key, "must be auto, 0 (grouping off) or at least 2, got " + m.getValue(key).render());
+    }
+    if (size < 0 || size == 1) {
+      throw bad(m, key, "must be auto, 0 (grouping off) or at least 2, got " + size);
+    }
+    return OptionalInt.of(size);
+  }
+
   private static int positive(Config m, String key) {
     int v = m.getInt(key);
     if (v < 1) {
@@ -418,8 +439,12 @@ public final class MosaicConfig {
     /** Time from a store event to the reopen that serves it. */
     public final Duration reopenDelay;
 
-    /** Partitions per background group (0: every partition queried as itself). */
-    public final int partitionGroupSize;
+    /**
+     * Partitions per background group (0: every partition queried as itself); empty for {@code
+     * auto}: groups of 32 once an index serves 256 partitions or more (see {@code
+     * SearcherNode.Builder#autoPartitionGrouping}).
+     */
+    public final OptionalInt partitionGroupSize;
 
     /** File holding the operator token, or null. */
     public final Path adminTokenFile;
@@ -484,13 +509,7 @@ public final class MosaicConfig {
       if (reopenDelay.isNegative()) {
         throw bad(m, "searcher.reopen-delay", "must not be negative, got " + reopenDelay);
       }
-      partitionGroupSize = m.getInt("searcher.partition-group-size");
-      if (partitionGroupSize < 0 || partitionGroupSize == 1) {
-        throw bad(
-            m,
-            "searcher.partition-group-size",
-            "must be 0 (grouping off) or at least 2, got " + partitionGroupSize);
-      }
+      partitionGroupSize = partitionGroupSize(m, "searcher.partition-group-size");
       verifyOnStart = m.getBoolean("searcher.verify-on-start");
       adminTokenFile = optionalPath(m, "searcher.admin-token-file");
       adminTokenEnv = m.getString("searcher.admin-token-env").strip();

@@ -141,11 +141,11 @@ public final class SearcherRole implements Closeable {
               .maxUnmapBacklog(s.maxUnmapBacklog)
               .bulkReopenPartitions(s.bulkReopenPartitions)
               .reopenDelay(s.reopenDelay)
-              .partitionGroupSize(s.partitionGroupSize)
               .verifyOnStart(s.verifyOnStart)
               .datacenter(spec.dc())
               .peerDiscovery(discovery)
               .actorSystem(system);
+      s.partitionGroupSize.ifPresentOrElse(b::partitionGroupSize, b::autoPartitionGrouping);
       for (IndexConfig index : config.indexes) {
         if (!index.isDefault()) {
           b.index(index.name(), index.beside(spec.storeDir()), payloads(index));

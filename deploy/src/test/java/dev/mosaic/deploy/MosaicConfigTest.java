@@ -64,18 +64,23 @@ class MosaicConfigTest {
   }
 
   @Test
-  void searchersGroupPartitionsByDefaultAndZeroTurnsItOff() {
-    assertThat(MosaicConfig.withOverrides(Map.of()).searcher.partitionGroupSize).isEqualTo(32);
-    assertThat(
-            MosaicConfig.withOverrides(Map.of("mosaic.searcher.partition-group-size", "0"))
-                .searcher
-                .partitionGroupSize)
-        .isZero();
-    assertThatThrownBy(
-            () -> MosaicConfig.withOverrides(Map.of("mosaic.searcher.partition-group-size", "1")))
+  void searchersGroupAutomaticallyByDefaultAndANumberOverridesIt() {
+    String key = "mosaic.searcher.partition-group-size";
+    assertThat(MosaicConfig.withOverrides(Map.of()).searcher.partitionGroupSize).isEmpty();
+    assertThat(MosaicConfig.withOverrides(Map.of(key, "auto")).searcher.partitionGroupSize)
+        .isEmpty();
+    assertThat(MosaicConfig.withOverrides(Map.of(key, "0")).searcher.partitionGroupSize)
+        .hasValue(0);
+    assertThat(MosaicConfig.withOverrides(Map.of(key, "16")).searcher.partitionGroupSize)
+        .hasValue(16);
+    assertThatThrownBy(() -> MosaicConfig.withOverrides(Map.of(key, "1")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("mosaic.searcher.partition-group-size")
-        .hasMessageContaining("must be 0 (grouping off) or at least 2, got 1");
+        .hasMessageContaining(key)
+        .hasMessageContaining("must be auto, 0 (grouping off) or at least 2, got 1");
+    assertThatThrownBy(() -> MosaicConfig.withOverrides(Map.of(key, "sometimes")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(key)
+        .hasMessageContaining("must be auto, 0 (grouping off) or at least 2, got \"sometimes\"");
   }
 
   @Test

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Where a receiving node keeps partition files: the transport streams incoming bytes into a {@link
@@ -66,6 +67,16 @@ public interface ReceivingStore {
 
   /** The newest published version of each partition held under a schema version. */
   Map<Integer, Long> latestVersions(int schemaVersion);
+
+  /**
+   * The newest published version of one partition, empty when none is held. Receivers ask this of
+   * every push; a store of many partitions should answer it without building {@link
+   * #latestVersions} (the default does).
+   */
+  default OptionalLong latestVersion(int schemaVersion, int partition) {
+    Long v = latestVersions(schemaVersion).get(partition);
+    return v == null ? OptionalLong.empty() : OptionalLong.of(v);
+  }
 
   /** A file being received. Not thread safe: one receiver writes it. */
   interface StagedFile extends AutoCloseable {

@@ -154,7 +154,10 @@ public final class Generations implements Closeable {
               return t;
             });
     this.grouping =
-        b.grouping == null ? null : new BackgroundGrouping(b.grouping, this::requestReopen);
+        b.grouping == null
+            ? null
+            : new BackgroundGrouping(
+                b.grouping, b.groupingMinPartitions, b.groupMergeSettle, this::requestReopen);
     MeterRegistry registry = b.registry;
     this.reopenTimer =
         Timer.builder("mosaic.searcher.reopen")
@@ -816,6 +819,8 @@ public final class Generations implements Closeable {
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Clock clock = Clock.systemUTC();
     private PartitionGrouping.Config grouping;
+    private int groupingMinPartitions;
+    private Duration groupMergeSettle = BackgroundGrouping.SETTLE;
 
     private Builder(PartitionStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -927,7 +932,27 @@ public final class Generations implements Closeable {
      * are built.
      */
     public Builder partitionGrouping(PartitionGrouping.Config config) {
+      return partitionGrouping(config, 0);
+    }
+
+    /**
+     * As {@link #partitionGrouping(PartitionGrouping.Config)}, but a generation of fewer than
+     * {@code minPartitions} partitions is queried ungrouped and starts no merge.
+     *
+     * @throws IllegalArgumentException when {@code minPartitions} is negative
+     */
+    public Builder partitionGrouping(PartitionGrouping.Config config, int minPartitions) {
+      if (minPartitions < 0) {
+        throw new IllegalArgumentException("minPartitions must be >= 0, got " + minPartitions);
+      }
       this.grouping = Objects.requireNonNull(config, "config");
+      this.groupingMinPartitions = minPartitions;
+      return this;
+    }
+
+    /** How long partitions must stay unchanged before a group merge starts (tests). */
+    Builder groupMergeSettle(Duration settle) {
+      this.groupMergeSettle = Objects.requireNonNull(settle, "settle");
       return this;
     }
 

@@ -263,6 +263,14 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     return out;
   }
 
+  @Override
+  public synchronized OptionalLong latestVersion(int schemaVersion, int partition) {
+    PartitionFiles p = partitionFiles(schemaVersion, partition, false);
+    return p == null || p.versions.isEmpty()
+        ? OptionalLong.empty()
+        : OptionalLong.of(p.versions.lastKey());
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Reading the store
 
@@ -438,7 +446,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         retained.put(id, n - 1);
       }
     }
-    prune();
+    prune(id);
   }
 
   /** Deletes every file beyond retention that nobody retains. */
@@ -447,19 +455,46 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     synchronized (this) {
       for (SchemaFiles s : schemas.values()) {
         for (PartitionFiles p : s.partitions.values()) {
-          int kept = 0;
-          for (StoredFile f : List.copyOf(p.versions.descendingMap().values())) {
-            long v = f.id().version();
-            if (kept < keepVersions) {
-              kept++;
-            } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
-              p.versions.remove(v);
-              doomed.add(f);
-            }
-          }
+          collectDoomed(p, doomed);
         }
       }
     }
+    delete(doomed);
+  }
+
+  /**
+   * Deletes the files of one partition beyond retention that nobody retains: what a publish or a
+   * release of that partition's file can free, without a pass over every partition of the store.
+   */
+  private void prune(PartitionFileId id) {
+    List<StoredFile> doomed = new ArrayList<>();
+    synchronized (this) {
+      PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), false);
+      if (p != null) {
+        collectDoomed(p, doomed);
+      }
+    }
+    delete(doomed);
+  }
+
+  /** Moves the files of {@code p} beyond retention that nobody retains to {@code doomed}. */
+  private void collectDoomed(PartitionFiles p, List<StoredFile> doomed) {
+    if (p.versions.size() <= keepVersions) {
+      return;
+    }
+    int kept = 0;
+    for (StoredFile f : List.copyOf(p.versions.descendingMap().values())) {
+      long v = f.id().version();
+      if (kept < keepVersions) {
+        kept++;
+      } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
+        p.versions.remove(v);
+        doomed.add(f);
+      }
+    }
+  }
+
+  private static void delete(List<StoredFile> doomed) {
     for (StoredFile f : doomed) {
       try {
         Files.deleteIfExists(f.path());
@@ -804,7 +839,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       // so publishes of other partitions do not queue behind this fsync
       DurableFiles.forceDirectory(dir);
       LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
-      prune();
+      prune(id);
       notifyListeners(id.schemaVersion(), id.partition());
     }
 

@@ -25,7 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * With {@link Generations.Builder#partitionGrouping} the searcher merges blocks of partitions into
  * groups in the background and its generations query them: results stay those of the ungrouped
  * partitions, a replaced partition is served at once (beside its old group) and its block is merged
- * again, and no group file is left once the generations are closed.
+ * again, and no group file is left once the generations are closed; with a minimum of partitions, a
+ * smaller store is served ungrouped and merges nothing.
  */
 class GenerationsGroupingTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -35,11 +36,7 @@ class GenerationsGroupingTest {
   @Test
   void generationsQueryBackgroundGroupsAndServeAReplacedPartitionAtOnce() throws Exception {
     Path groups = Files.createDirectories(root.resolve("groups"));
-    try (PartitionStore store = PartitionStore.builder(root.resolve("store")).build()) {
-      store.start();
-      for (int p = 0; p < 8; p++) {
-        publish(store, p, 1);
-      }
+    try (PartitionStore store = storeOfPartitions(8)) {
       try (Generations gens =
           Generations.builder(store)
               .scanInterval(Duration.ZERO)
@@ -60,6 +57,81 @@ class GenerationsGroupingTest {
       }
       await().atMost(WAIT).until(() -> groupFiles(groups).isEmpty());
     }
+  }
+
+  @Test
+  void groupingWaitsUntilTheStoreServesItsMinimumOfPartitions() throws Exception {
+    Path groups = Files.createDirectories(root.resolve("groups"));
+    try (PartitionStore store = storeOfPartitions(7)) {
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .partitionGrouping(new PartitionGrouping.Config(groups, 4), 8)
+              .build()) {
+        gens.start();
+        await().atMost(WAIT).until(gens::isReady);
+        publish(store, 2, 2); // a replaced partition starts no merge either
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        try (Generation g = gens.acquire()) {
+          assertThat(g.database().partitions()).hasSize(7);
+          assertThat(g.database().groups()).as("7 partitions, grouped from 8").isEmpty();
+        }
+        assertThat(groupFiles(groups)).as("no merge below the minimum").isEmpty();
+        assertAnswersAsUngrouped(gens);
+
+        publish(store, 7, 1);
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        assertAnswersAsUngrouped(gens);
+      }
+    }
+  }
+
+  @Test
+  void noGroupIsMergedWhilePartitionsKeepArrivingAndTheBlockIsMergedOnceTheySettle()
+      throws Exception {
+    Path groups = Files.createDirectories(root.resolve("groups"));
+    try (PartitionStore store = storeOfPartitions(8)) {
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .partitionGrouping(new PartitionGrouping.Config(groups, 4))
+              .groupMergeSettle(Duration.ofSeconds(5))
+              .build()) {
+        gens.start();
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        List<PartitionGroup> before;
+        try (Generation g = gens.acquire()) {
+          before = g.database().groups();
+        }
+        long started = System.nanoTime();
+        for (int v = 2; v <= 6; v++) {
+          publish(store, 1, v);
+          gens.reopen().get(30, TimeUnit.SECONDS);
+        }
+        try (Generation g = gens.acquire()) {
+          assertThat(g.files().get(1).version()).isEqualTo(6);
+          if (System.nanoTime() - started < Duration.ofSeconds(5).toNanos()) {
+            assertThat(g.database().groups())
+                .as("no merge within the settle time of the last replacement")
+                .isEqualTo(before);
+          }
+        }
+        assertAnswersAsUngrouped(gens);
+        await().atMost(WAIT).until(() -> fullyGrouped(gens));
+        assertAnswersAsUngrouped(gens);
+      }
+    }
+  }
+
+  /** A started store holding version 1 of partitions 0 to {@code n - 1}. */
+  private PartitionStore storeOfPartitions(int n) throws Exception {
+    PartitionStore store = PartitionStore.builder(root.resolve("store")).build();
+    store.start();
+    for (int p = 0; p < n; p++) {
+      publish(store, p, 1);
+    }
+    return store;
   }
 
   /** True when the current generation's two blocks are each one group of its partitions. */

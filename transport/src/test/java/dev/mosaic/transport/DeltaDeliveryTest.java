@@ -189,6 +189,11 @@ class DeltaDeliveryTest {
           .as("no file sent again")
           .isEqualTo(fullBefore);
       assertThat(sum(cluster, "mosaic.transport.full.fallbacks", c -> true)).isZero();
+      // one change set after the other: each sender keeps one connection per searcher it pushes
+      // to (the indexer's sender: at most 4 searchers; each searcher: its one peer)
+      assertThat(sum(cluster, "mosaic.transport.connections.opened", c -> true))
+          .as("connections opened for 8 change sets, 2 entries and 2 relays each")
+          .isLessThanOrEqualTo(8);
       for (String dc : List.of("a", "b")) {
         double intoDc =
             sum(

@@ -288,8 +288,8 @@ public final class DefaultTransportNode implements TransportNode {
 
   /** Whether this node holds a newer version of the partition than {@code id}. */
   private boolean superseded(PartitionFileId id) {
-    Long newest = store.latestVersions(id.schemaVersion()).get(id.partition());
-    return newest != null && newest > id.version();
+    return store.latestVersion(id.schemaVersion(), id.partition()).orElse(Long.MIN_VALUE)
+        > id.version();
   }
 
   @Override
@@ -374,6 +374,9 @@ public final class DefaultTransportNode implements TransportNode {
     }
     if (server != null) {
       server.close();
+    }
+    if (client != null) {
+      client.close();
     }
     if (discovery != null) {
       discovery.close();

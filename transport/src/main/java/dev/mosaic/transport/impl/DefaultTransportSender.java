@@ -334,6 +334,9 @@ public final class DefaultTransportSender implements TransportSender {
     if (coordinator != null) {
       coordinator.tell(new DeliveryCoordinator.Stop());
     }
+    if (client != null) {
+      client.close();
+    }
     if (discovery != null) {
       discovery.close();
     }

@@ -67,25 +67,58 @@ final class Frames {
 
   /**
    * Splits a byte stream into one {@link Head} followed by the raw body chunks ({@link ByteString})
-   * whose total is {@code bodySize(message)}; any byte beyond that fails the stream. Used with
-   * {@code statefulMapConcat}: one instance per stream, not thread safe.
+   * whose total is {@code bodySize(message)}, then {@link #END}; any byte beyond that fails the
+   * stream, unless the splitter {@linkplain #repeating repeats}: then the next frame follows. Used
+   * with {@code statefulMapConcat}: one instance per stream, not thread safe.
    */
   static final class Splitter<M>
       implements org.apache.pekko.japi.function.Function<ByteString, Iterable<Object>> {
     private static final long serialVersionUID = 1L;
     private final transient Parser<M> parser;
     private final transient ToLongFunction<M> bodySize;
+    private final boolean repeat;
     private ByteString pending = ByteString.emptyByteString();
     private boolean headDone;
     private long remaining;
 
     Splitter(Parser<M> parser, ToLongFunction<M> bodySize) {
+      this(parser, bodySize, false);
+    }
+
+    private Splitter(Parser<M> parser, ToLongFunction<M> bodySize, boolean repeat) {
       this.parser = parser;
       this.bodySize = bodySize;
+      this.repeat = repeat;
+    }
+
+    /**
+     * A splitter of a connection that carries one exchange after the other: after a frame's {@link
+     * #END} the next {@link Head} follows.
+     */
+    static <M> Splitter<M> repeating(Parser<M> parser, ToLongFunction<M> bodySize) {
+      return new Splitter<>(parser, bodySize, true);
     }
 
     @Override
     public Iterable<Object> apply(ByteString chunk) throws Exception {
+      if (!repeat) {
+        return next(chunk);
+      }
+      List<Object> out = new java.util.ArrayList<>(4);
+      ByteString rest = chunk;
+      do {
+        Iterable<Object> part = next(rest);
+        rest = leftover;
+        leftover = ByteString.emptyByteString();
+        part.forEach(out::add);
+      } while (!rest.isEmpty());
+      return out;
+    }
+
+    /** Bytes after a frame's end that belong to the next frame (repeating splitters only). */
+    private ByteString leftover = ByteString.emptyByteString();
+
+    private Iterable<Object> next(ByteString chunk) throws Exception {
       if (headDone) {
         return body(chunk);
       }
@@ -107,7 +140,10 @@ final class Frames {
       remaining = bodySize.applyAsLong(message);
       Head<M> head = new Head<>(message);
       if (remaining == 0) {
-        if (!rest.isEmpty()) {
+        if (repeat) {
+          headDone = false;
+          leftover = rest;
+        } else if (!rest.isEmpty()) {
           throw new ProtocolException(
               "peer sent " + rest.size() + " bytes more than the announced size");
         }
@@ -125,6 +161,10 @@ final class Frames {
     }
 
     private Iterable<Object> body(ByteString chunk) throws ProtocolException {
+      if (repeat && chunk.size() > remaining) {
+        leftover = chunk.drop((int) remaining);
+        chunk = chunk.take((int) remaining);
+      }
       if (chunk.size() > remaining) {
         throw new ProtocolException(
             "peer sent " + (chunk.size() - remaining) + " bytes more than the announced size");
@@ -133,7 +173,11 @@ final class Frames {
         return List.of();
       }
       remaining -= chunk.size();
-      return remaining == 0 ? List.of(chunk, END) : List.of(chunk);
+      if (remaining == 0) {
+        headDone = !repeat;
+        return List.of(chunk, END);
+      }
+      return List.of(chunk);
     }
   }
 

@@ -39,13 +39,20 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The client side of a transfer: pushes a file to a peer and awaits its acknowledgement, or fetches
- * a published file from a peer into the local store (catch-up). One Pekko Streams TCP connection
- * per transfer; TCP flow control gives end-to-end backpressure from the receiver's disk to the
- * sender's file reads.
+ * a published file from a peer into the local store (catch-up). A whole file or a fetch has a Pekko
+ * Streams TCP connection of its own (TCP flow control gives end-to-end backpressure from the
+ * receiver's disk to the sender's file reads); change sets go over connections kept open per peer
+ * ({@link ConnectionPool}), one TLS handshake for many of them.
  *
  * <p>Thread safety: safe for concurrent use.
  */
-final class TransferClient {
+final class TransferClient implements AutoCloseable {
+  /**
+   * Fewest idle connections kept per peer for change sets; more when the settings let more
+   * deliveries and relays run at once (all of them may go to one peer).
+   */
+  static final int MIN_IDLE_CONNECTIONS_PER_PEER = 4;
+
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(TransferClient.class);
   private final PekkoTransport ext;
@@ -54,6 +61,7 @@ final class TransferClient {
   private final String myNode;
   private final String myDc;
   private final TransportSecurity security;
+  private final ConnectionPool pool;
 
   TransferClient(
       PekkoTransport ext,
@@ -68,6 +76,25 @@ final class TransferClient {
     this.metrics = metrics;
     this.myNode = myNode;
     this.myDc = myDc;
+    this.pool =
+        new ConnectionPool(
+            this::connection,
+            ext.materializer(),
+            Math.max(
+                MIN_IDLE_CONNECTIONS_PER_PEER,
+                settings.maxConcurrentDeliveries() + settings.relayParallelism()),
+            target -> metrics.pooledConnectionOpened(target.dc()));
+  }
+
+  /** Connections opened for change sets so far. */
+  long pooledConnectionsOpened() {
+    return pool.opened();
+  }
+
+  /** Closes the connections kept for change sets. */
+  @Override
+  public void close() {
+    pool.close();
   }
 
   String myNode() {
@@ -186,8 +213,14 @@ final class TransferClient {
     metrics.copySent("delta", myDc, target.dc());
     metrics.wireBytes("delta", myDc, target.dc(), request.size() + delta.changes().length);
     metrics.bytesSent(myDc, target.dc(), delta.changes().length);
-    return exchange(
-        target, Source.from(List.of(request, ByteString.fromArrayUnsafe(delta.changes()))));
+    return pool.exchange(target, List.of(request, ByteString.fromArrayUnsafe(delta.changes())))
+        .handle(
+            (ack, err) -> {
+              if (err != null) {
+                throw noAcknowledgement(target, err);
+              }
+              return ack;
+            });
   }
 
   /** Sends {@code out} to {@code target} and completes with the acknowledgement it answers. */
@@ -205,20 +238,24 @@ final class TransferClient {
             (head, err) -> {
               run.first().shutdown();
               if (err != null) {
-                throw new CompletionException(
-                    new IOException(
-                        "no acknowledgement from "
-                            + target
-                            + ": "
-                            + (unwrap(err) instanceof NoSuchElementException
-                                ? "connection closed before the acknowledgement"
-                                : StoreWriter.rootMessage(err)),
-                        err));
+                throw noAcknowledgement(target, err);
               }
               @SuppressWarnings("unchecked")
               Frames.Head<FileAck> ack = (Frames.Head<FileAck>) head;
               return ack.message();
             });
+  }
+
+  private static CompletionException noAcknowledgement(SearcherEndpoint target, Throwable err) {
+    return new CompletionException(
+        new IOException(
+            "no acknowledgement from "
+                + target
+                + ": "
+                + (unwrap(err) instanceof NoSuchElementException
+                    ? "connection closed before the acknowledgement"
+                    : StoreWriter.rootMessage(err)),
+            err));
   }
 
   /** What a fetch came to. */

@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -31,6 +32,7 @@ import org.apache.pekko.japi.pf.PFBuilder;
 import org.apache.pekko.stream.IgnoreCancel$;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.SharedKillSwitch;
+import org.apache.pekko.stream.SubstreamCancelStrategy;
 import org.apache.pekko.stream.TLSProtocol.SendBytes;
 import org.apache.pekko.stream.TLSProtocol.SessionBytes;
 import org.apache.pekko.stream.TLSProtocol.SslTlsInbound;
@@ -48,8 +50,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The receiving side of a node: accepts pushes (header + bytes → store → acknowledgement) and
- * serves catch-up fetches of published files. One Pekko Streams TCP connection per transfer; the
- * body streams chunk by chunk into the staged file, so TCP backpressure reaches the sender.
+ * serves catch-up fetches of published files. A connection carries one request after the other
+ * (each answered before the next is read; senders keep connections for their change sets); the body
+ * streams chunk by chunk into the staged file, so TCP backpressure reaches the sender.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -171,15 +174,19 @@ final class TransferServer implements AutoCloseable {
         .idleTimeout(settings.transferIdleTimeout())
         .statefulMapConcat(
             () ->
-                new Frames.Splitter<TransportRequest>(
+                Frames.Splitter.<TransportRequest>repeating(
                     TransportRequest::parseFrom,
                     r ->
                         r.hasPush()
                             ? r.getPush().getSize()
                             : r.hasDelta() ? r.getDelta().getChangeSetSize() : 0))
+        // one request after the other on a connection (a sender reuses its connections): each
+        // request with its body is a substream, answered before the next one is read
+        .splitWhen(SubstreamCancelStrategy.drain(), o -> o instanceof Frames.Head)
         .prefixAndTail(1)
         .mapAsync(1, pair -> handle(pair, peer.get()))
         .flatMapConcat(s -> s)
+        .concatSubstreams()
         .via(killSwitch.flow());
   }
 
@@ -274,11 +281,12 @@ final class TransferServer implements AutoCloseable {
     if (unhealthy.isPresent()) {
       return refuse(h, body, false, "unhealthy: " + unhealthy.get());
     }
-    Long held = store.latestVersions(id.schemaVersion()).get(id.partition());
-    if (held != null && held == id.version()) {
+    OptionalLong latest = store.latestVersion(id.schemaVersion(), id.partition());
+    long held = latest.orElse(Long.MIN_VALUE);
+    if (latest.isPresent() && held == id.version()) {
       return refuse(h, body, true, "already holds " + id);
     }
-    if (held != null && held > id.version()) {
+    if (latest.isPresent() && held > id.version()) {
       // not an error: deliveries of two versions crossed (a relay overtaken by a newer entry copy)
       return superseded(
           h,

@@ -58,6 +58,19 @@ public final class TransportMetrics {
                 .register(registry));
   }
 
+  /** Counts a connection a sender opened for change sets (kept for the next ones). */
+  public void pooledConnectionOpened(String toDc) {
+    counters
+        .computeIfAbsent(
+            "c|" + toDc,
+            k ->
+                Counter.builder("mosaic.transport.connections.opened")
+                    .description("connections opened for change sets (each one TLS handshake)")
+                    .tag("to_dc", toDc)
+                    .register(registry))
+        .increment();
+  }
+
   /** Counts a delivery that ended accepted (recording its latency) or failed. */
   public void delivery(String kind, boolean accepted, Duration latency) {
     deliveries(kind, accepted ? "accepted" : "failed").increment();
