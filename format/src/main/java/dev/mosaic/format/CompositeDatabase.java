@@ -16,9 +16,12 @@ import java.util.List;
 public interface CompositeDatabase extends Searchable {
 
   /**
-   * A composite over partitions that all have exactly {@code schema}.
+   * A composite over partitions that all have exactly {@code schema}, each a database the format
+   * opened ({@link Database#open}, {@link Database#map} or {@link Database#fromBytes}): a composite
+   * reads its partitions directly.
    *
-   * @throws IllegalArgumentException naming the first partition whose schema differs
+   * @throws IllegalArgumentException naming the first partition whose schema differs, or a
+   *     partition of another {@link Database} implementation
    */
   static CompositeDatabase of(Schema schema, List<? extends Database> partitions) {
     return new CompositeReader(schema, partitions);
