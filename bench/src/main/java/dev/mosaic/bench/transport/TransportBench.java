@@ -383,6 +383,7 @@ public final class TransportBench {
               sender.discovery().byDc().values().stream().mapToInt(List::size).sum()
                   == dcs * perDc);
       long t0 = System.nanoTime();
+      long cpu0 = processCpuNanos();
       List<CompletableFuture<DeliveryReport>> reports = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         reports.add(
@@ -402,6 +403,7 @@ public final class TransportBench {
           Duration.ofMinutes(30),
           () -> nodes.stream().allMatch(n -> n.store().published() == partitions));
       double seconds = (System.nanoTime() - t0) / 1e9;
+      double cpuSeconds = (processCpuNanos() - cpu0) / 1e9;
       double versionBytes = (double) partitions * fileBytes;
       double interDc = 0;
       for (String dc : dcNames) {
@@ -433,12 +435,25 @@ public final class TransportBench {
               .mapToDouble(Counter::count)
               .sum(),
           refusedBytes(registry));
+      System.out.printf(
+          "fan-out CPU: %.1f s of process CPU time (all nodes, ZooKeeper and the sender in this"
+              + " JVM) for %.1f s of wall time; load average at the end %.1f%n",
+          cpuSeconds,
+          seconds,
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
       return new double[] {seconds, interDc / versionBytes};
     } finally {
       closeAll(closeables);
       deleteTree(work.resolve("fanout"));
       deleteTree(work.resolve("src2"));
     }
+  }
+
+  /** CPU time of this process so far (every thread, the JVM's own included). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static void closeAll(List<AutoCloseable> closeables) {
