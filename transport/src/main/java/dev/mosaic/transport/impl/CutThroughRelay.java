@@ -164,8 +164,11 @@ final class CutThroughRelay {
                     p -> Source.fromPublisher(p).runWith(Sink.cancelled(), materializer));
               }
               boolean holds = ack != null && (ack.getAccepted() || ack.getAlreadyHeld());
-              metrics.delivery("relay", holds, Duration.ofNanos(System.nanoTime() - start));
-              if (!holds) {
+              if (holds) {
+                // a failure is not counted here: the relay of the stored file that follows is
+                // the delivery that succeeds or fails (as with store and forward alone)
+                metrics.delivery("relay", true, Duration.ofNanos(System.nanoTime() - start));
+              } else {
                 LOG.debug(
                     "cut-through relay of {} to {} did not land ({}); relaying the file after",
                     describe(header),
