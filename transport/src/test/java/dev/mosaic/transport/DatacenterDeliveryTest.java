@@ -15,8 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -105,6 +108,50 @@ class DatacenterDeliveryTest {
         await().atMost(DEADLINE).until(() -> s.node.health().partitionsBehind() == 0);
         assertThat(s.node.health().getAsBoolean()).isTrue();
       }
+    }
+  }
+
+  /**
+   * Cut-through relay: the entry forwards the bytes to its peers while they arrive, so every copy
+   * of the DC is complete before any of them is published. Each store's verification waits until
+   * all three copies are complete; a store-and-forward relay (peers get the file only once the
+   * entry published it) would leave the entry waiting alone, and its verification fails.
+   */
+  @Test
+  void theEntryForwardsTheFileToItsPeersWhileItArrives() throws Exception {
+    PartitionFileId id = new PartitionFileId(1, 0, 1);
+    Path file = source(tmp, id, 3_000_000);
+    CyclicBarrier allComplete = new CyclicBarrier(3);
+    FileStore.Verifier meetThenVerify =
+        staged -> {
+          try {
+            allComplete.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException | BrokenBarrierException | TimeoutException e) {
+            throw new IOException("the other copies of the DC were not complete: " + e, e);
+          }
+          TestFiles.verifyPartition(staged);
+        };
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), quick().build())) {
+      for (int i = 1; i <= 3; i++) {
+        cluster.searcherVerifying("a" + i, "a", meetThenVerify);
+      }
+      TransportSender sender = cluster.sender("indexer-1", "idx");
+      await().atMost(DEADLINE).until(() -> sender.discovery().inDc("a").size() == 3);
+      PartitionSender.DeliveryReport report =
+          sender.send(id, file).toCompletableFuture().get(60, TimeUnit.SECONDS);
+      assertThat(report.failed()).isEmpty();
+      await()
+          .atMost(DEADLINE)
+          .untilAsserted(
+              () -> {
+                for (TestCluster.Searcher s : cluster.searchers.values()) {
+                  assertThat(s.store.file(id)).as("%s on %s", id, s.id).isPresent();
+                }
+              });
+      assertThat(allComplete.isBroken()).isFalse();
+      assertThat(cluster.counter("mosaic.transport.retries", "relay")).isZero();
+      assertThat(cluster.bytesIntoDcFromOutside("a")).isEqualTo((double) Files.size(file));
+      assertOnlyCompleteVerifiedFilesVisible(cluster);
     }
   }
 

@@ -105,6 +105,21 @@ final class TestCluster implements AutoCloseable {
   /** Starts a searcher node with {@code security} (null: a certificate from this cluster's CA). */
   Searcher searcher(String id, String dc, IntFunction<FaultyLink> link, TransportSecurity security)
       throws Exception {
+    return searcher(id, dc, link, security, TestFiles::verifyPartition);
+  }
+
+  /** Starts a searcher node whose store checks complete files with {@code verifier}. */
+  Searcher searcherVerifying(String id, String dc, FileStore.Verifier verifier) throws Exception {
+    return searcher(id, dc, null, null, verifier);
+  }
+
+  private Searcher searcher(
+      String id,
+      String dc,
+      IntFunction<FaultyLink> link,
+      TransportSecurity security,
+      FileStore.Verifier verifier)
+      throws Exception {
     int port = freePort();
     int adv = port;
     if (link != null) {
@@ -112,7 +127,7 @@ final class TestCluster implements AutoCloseable {
       closeables.add(l);
       adv = l.port();
     }
-    FileStore store = new FileStore(root.resolve(id), Set.of(1), TestFiles::verifyPartition);
+    FileStore store = new FileStore(root.resolve(id), Set.of(1), verifier);
     Searcher s = new Searcher(id, dc, curator(), store, port, adv);
     s.security = security != null ? security : ca.forNode(NodeIdentity.searcher(id, dc));
     searchers.put(id, s);

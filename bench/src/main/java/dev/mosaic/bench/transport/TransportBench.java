@@ -243,10 +243,19 @@ public final class TransportBench {
           searchers(
               zk, system, registry, settings, work.resolve("single"), "a", 1 + peers, closeables);
       TransportSender sender = sender(zk, system, registry, settings, closeables);
+      // one hop alone: a datacenter of one searcher (in DC "a" the entry forwards the file to its
+      // peers while it arrives, so its acknowledgement there comes with theirs)
+      TransportSettings soloSettings = settings("/bench-single-hop");
+      List<Node> solo =
+          searchers(
+              zk, system, registry, soloSettings, work.resolve("single"), "solo", 1, closeables);
+      TransportSender soloSender = sender(zk, system, registry, soloSettings, closeables);
       await(
           "discovery",
           Duration.ofSeconds(30),
-          () -> sender.discovery().inDc("a").size() == 1 + peers);
+          () ->
+              sender.discovery().inDc("a").size() == 1 + peers
+                  && soloSender.discovery().inDc("solo").size() == 1);
       TlsCopyBaseline baseline =
           new TlsCopyBaseline(
               security(NodeIdentity.indexer("indexer-1", "idx")),
@@ -258,6 +267,7 @@ public final class TransportBench {
       PartitionFileId warmId = new PartitionFileId(1, 1, 1);
       baseline(baseline, warm, warmId, work.resolve("baseline-warm"), peers);
       sender.send(warmId, warm).toCompletableFuture().get(30, TimeUnit.MINUTES);
+      soloSender.send(warmId, warm).toCompletableFuture().get(30, TimeUnit.MINUTES);
       await(
           "warm-up relay",
           Duration.ofMinutes(30),
@@ -280,10 +290,17 @@ public final class TransportBench {
             base[1],
             mb / base[1]);
         int held = round + 1;
+        long h0 = System.nanoTime();
+        DeliveryReport hop =
+            soloSender.send(version, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
+        double entrySeconds = (System.nanoTime() - h0) / 1e9;
+        if (!hop.failed().isEmpty()) {
+          throw new IllegalStateException("delivery failed: " + hop);
+        }
         long t0 = System.nanoTime();
         DeliveryReport report =
             sender.send(version, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
-        double entrySeconds = (System.nanoTime() - t0) / 1e9;
+        double entryWithPeersSeconds = (System.nanoTime() - t0) / 1e9;
         if (!report.failed().isEmpty()) {
           throw new IllegalStateException("delivery failed: " + report);
         }
@@ -293,19 +310,24 @@ public final class TransportBench {
             () -> nodes.stream().allMatch(n -> n.store().published() == held));
         double allSeconds = (System.nanoTime() - t0) / 1e9;
         System.out.printf(
-            "round %d: transport: entry acknowledged (record in the manifest, stream, fsync,"
-                + " verify) after %.2f s (%.1f MB/s); entry + relay to %d peers done after %.2f s"
+            "round %d: transport: one hop to a lone searcher acknowledged (record in the"
+                + " manifest, stream, fsync, verify) after %.2f s (%.1f MB/s); to the entry of %d"
+                + " peers after %.2f s; entry + relay to the peers done after %.2f s"
                 + " (%.1f MB/s of file, %.1f MB/s written in total); refused bytes %.0f%n",
             round,
             entrySeconds,
             mb / entrySeconds,
             peers,
+            entryWithPeersSeconds,
             allSeconds,
             mb / allSeconds,
             mb * (1 + peers) / allSeconds,
             refusedBytes(registry));
         rates.add(new double[] {mb / entrySeconds, mb / base[0], mb / allSeconds, mb / base[1]});
         for (Node n : nodes) {
+          n.store().deleteOlderThan(version);
+        }
+        for (Node n : solo) {
           n.store().deleteOlderThan(version);
         }
       }
@@ -383,6 +405,7 @@ public final class TransportBench {
               sender.discovery().byDc().values().stream().mapToInt(List::size).sum()
                   == dcs * perDc);
       long t0 = System.nanoTime();
+      long cpu0 = processCpuNanos();
       List<CompletableFuture<DeliveryReport>> reports = new ArrayList<>();
       for (int p = 0; p < partitions; p++) {
         reports.add(
@@ -402,6 +425,7 @@ public final class TransportBench {
           Duration.ofMinutes(30),
           () -> nodes.stream().allMatch(n -> n.store().published() == partitions));
       double seconds = (System.nanoTime() - t0) / 1e9;
+      double cpuSeconds = (processCpuNanos() - cpu0) / 1e9;
       double versionBytes = (double) partitions * fileBytes;
       double interDc = 0;
       for (String dc : dcNames) {
@@ -433,12 +457,25 @@ public final class TransportBench {
               .mapToDouble(Counter::count)
               .sum(),
           refusedBytes(registry));
+      System.out.printf(
+          "fan-out CPU: %.1f s of process CPU time (all nodes, ZooKeeper and the sender in this"
+              + " JVM) for %.1f s of wall time; load average at the end %.1f%n",
+          cpuSeconds,
+          seconds,
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
       return new double[] {seconds, interDc / versionBytes};
     } finally {
       closeAll(closeables);
       deleteTree(work.resolve("fanout"));
       deleteTree(work.resolve("src2"));
     }
+  }
+
+  /** CPU time of this process so far (every thread, the JVM's own included). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private static void closeAll(List<AutoCloseable> closeables) {

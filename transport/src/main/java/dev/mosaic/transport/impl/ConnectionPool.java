@@ -3,6 +3,7 @@ package dev.mosaic.transport.impl;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -10,12 +11,17 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.BoundedSourceQueue;
+import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.QueueOfferResult;
+import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
@@ -24,17 +30,26 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
 
 /**
- * Connections kept open to the peers for small exchanges (a request whose bytes are in memory, one
- * acknowledgement back): a TLS handshake per change set cost more than the change set. An exchange
- * borrows an idle connection of its target, or opens one; after the acknowledgement the connection
- * goes back to the pool (at most {@code maxIdlePerPeer} idle ones per peer), after a failure it is
- * closed. An exchange that fails on a reused connection (the peer or an idle timeout closed it
- * meanwhile) is tried once more on a new connection; a receiver answers a repeated push it already
- * published as already held.
+ * Connections kept open to the peers, one exchange after the other on each (a request streamed out,
+ * one acknowledgement back): change sets and whole files alike, so a fan-out of many files pays one
+ * TLS handshake per connection, not one per copy. An exchange borrows an idle connection of its
+ * target, or opens one; the request is a {@link Source} (a frame and the file's bytes read from
+ * disk as the connection pulls them: TCP backpressure reaches the file reads). After the
+ * acknowledgement the connection goes back to the pool (at most {@code maxIdlePerPeer} idle ones
+ * per peer) if the whole request went out; after a failure, or an answer that came before the
+ * request was sent completely (a refusal), it is closed, which stops the sending. An exchange that
+ * fails on a reused connection (the peer or an idle timeout closed it meanwhile) is tried once more
+ * on a new connection; a receiver answers a repeated push it already published as already held.
  *
  * <p>Thread safety: safe for concurrent use; one exchange at a time uses a connection.
  */
 final class ConnectionPool implements AutoCloseable {
+  /**
+   * How long after the answer the rest of a request may still be going out for its connection to be
+   * kept; beyond, the connection is closed (which stops the sending).
+   */
+  static final Duration SEND_GRACE = Duration.ofSeconds(1);
+
   private final Function<SearcherEndpoint, Flow<ByteString, ByteString, ?>> connect;
   private final Materializer materializer;
   private final int maxIdlePerPeer;
@@ -67,8 +82,16 @@ final class ConnectionPool implements AutoCloseable {
     return opened.get();
   }
 
-  /** Sends {@code request} to {@code target} and completes with the acknowledgement. */
+  /** Sends {@code request} (bytes in memory) to {@code target}; completes with the answer. */
   CompletionStage<FileAck> exchange(SearcherEndpoint target, List<ByteString> request) {
+    return exchange(target, Source.from(request));
+  }
+
+  /**
+   * Sends {@code request} to {@code target} and completes with the acknowledgement. The request is
+   * materialized again when the exchange is retried on a new connection.
+   */
+  CompletionStage<FileAck> exchange(SearcherEndpoint target, Source<ByteString, NotUsed> request) {
     Connection reused = borrow(target);
     if (reused == null) {
       return exchangeOn(open(target), target, request);
@@ -110,16 +133,32 @@ final class ConnectionPool implements AutoCloseable {
   }
 
   private CompletionStage<FileAck> exchangeOn(
-      Connection c, SearcherEndpoint target, List<ByteString> request) {
-    boolean sent = true;
-    for (ByteString b : request) {
-      if (!offer(c, b)) {
-        // the connection ended: an answer that came before (a refusal) still counts
-        sent = false;
-        break;
-      }
+      Connection c, SearcherEndpoint target, Source<ByteString, NotUsed> request) {
+    CompletableFuture<Done> sent = new CompletableFuture<>();
+    Source<ByteString, NotUsed> watched =
+        request.watchTermination(
+            (m, done) -> {
+              done.whenComplete(
+                  (d, e) -> {
+                    if (e != null) {
+                      sent.completeExceptionally(e);
+                    } else {
+                      sent.complete(d);
+                    }
+                  });
+              return m;
+            });
+    boolean offered;
+    try {
+      offered = c.out.offer(watched) == QueueOfferResult.enqueued();
+    } catch (IllegalStateException e) { // the queue was completed
+      offered = false;
     }
-    boolean whole = sent;
+    if (!offered) {
+      c.close();
+      return CompletableFuture.failedFuture(
+          new IOException("connection to " + target + " ended before the request"));
+    }
     return c.in
         .pull()
         .handle(
@@ -132,31 +171,35 @@ final class ConnectionPool implements AutoCloseable {
                         : new IOException(
                             "connection to " + target + " closed before the acknowledgement"));
               }
-              if (whole) {
-                giveBack(target, c);
-              } else {
-                c.close();
-              }
+              // the answer may overtake the end of the request by a moment; an answer long before
+              // the whole request went out (a refusal) stops the sending: the connection, which
+              // cannot carry another request then, is closed
+              sent.copy()
+                  .orTimeout(SEND_GRACE.toMillis(), TimeUnit.MILLISECONDS)
+                  .whenComplete(
+                      (d, e) -> {
+                        if (e == null) {
+                          giveBack(target, c);
+                        } else {
+                          c.close();
+                        }
+                      });
               return head.get();
             });
-  }
-
-  private static boolean offer(Connection c, ByteString b) {
-    try {
-      return c.out.offer(b) == QueueOfferResult.enqueued();
-    } catch (IllegalStateException e) { // the queue was completed
-      return false;
-    }
   }
 
   private Connection open(SearcherEndpoint target) {
     opened.incrementAndGet();
     onOpen.accept(target);
     Pair<
-            Pair<BoundedSourceQueue<ByteString>, CompletionStage<org.apache.pekko.Done>>,
+            Pair<
+                Pair<BoundedSourceQueue<Source<ByteString, NotUsed>>, UniqueKillSwitch>,
+                CompletionStage<Done>>,
             SinkQueueWithCancel<FileAck>>
         m =
-            Source.<ByteString>queue(16)
+            Source.<Source<ByteString, NotUsed>>queue(4)
+                .flatMapConcat(r -> r)
+                .viaMat(KillSwitches.single(), Keep.both())
                 .via(connect.apply(target))
                 .statefulMapConcat(
                     () -> Frames.Splitter.<FileAck>repeating(FileAck::parseFrom, a -> 0))
@@ -166,7 +209,8 @@ final class ConnectionPool implements AutoCloseable {
                 .watchTermination(Keep.both())
                 .toMat(Sink.queue(), Keep.both())
                 .run(materializer);
-    return new Connection(m.first().first(), m.second(), m.first().second());
+    return new Connection(
+        m.first().first().first(), m.first().first().second(), m.second(), m.first().second());
   }
 
   /** Closes the idle connections; later give-backs are closed at once. */
@@ -182,19 +226,22 @@ final class ConnectionPool implements AutoCloseable {
 
   /** One kept connection: its outgoing queue, its acknowledgements, and its end. */
   private record Connection(
-      BoundedSourceQueue<ByteString> out,
+      BoundedSourceQueue<Source<ByteString, NotUsed>> out,
+      UniqueKillSwitch sending,
       SinkQueueWithCancel<FileAck> in,
-      CompletionStage<org.apache.pekko.Done> ended) {
+      CompletionStage<Done> ended) {
     boolean isEnded() {
       return ended.toCompletableFuture().isDone();
     }
 
+    /** Stops sending (also a request under way) and reading. */
     void close() {
       try {
         out.complete();
       } catch (IllegalStateException e) {
         // already completed, or the stream ended
       }
+      sending.shutdown();
       in.cancel();
     }
   }

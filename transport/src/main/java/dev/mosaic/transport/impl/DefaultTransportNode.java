@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -170,6 +171,7 @@ public final class DefaultTransportNode implements TransportNode {
             refusal,
             receiving,
             this::published,
+            new CutThroughRelay(client, this::peers, metrics, ext.materializer()),
             security,
             new PeerPolicy(nodeId, dc, discovery, security.encrypted()),
             gate);
@@ -220,20 +222,37 @@ public final class DefaultTransportNode implements TransportNode {
   }
 
   /** After a push was published: relay files that came from outside the DC, refresh catch-up. */
-  private void published(FileHeader h, Optional<DeltaOffer> delta) {
+  private void published(
+      FileHeader h, Optional<DeltaOffer> delta, CompletionStage<Set<String>> reached) {
     if (h.getHopCount() == 0) {
-      relay(h, delta);
+      reached.whenComplete(
+          (done, e) -> {
+            try {
+              relay(h, delta, done == null ? Set.of() : done);
+            } catch (RuntimeException ex) {
+              LOG.warn("{}: could not relay v{}/{}", nodeId, h.getPartition(), h.getVersion(), ex);
+            }
+          });
     }
     catchUpNow();
   }
 
+  /** The other live searchers of this node's datacenter. */
+  private List<SearcherEndpoint> peers() {
+    return discovery.inDc(dc).stream().filter(e -> !e.nodeId().equals(nodeId)).toList();
+  }
+
   /**
-   * Relays a published file to the other searchers of this DC. The file is held on disk until the
-   * relay ends; once this node holds a newer version of the partition, the relay stops trying. A
-   * version that came as a change set is relayed as the same change set (each peer rebuilds it; a
-   * peer lacking the base gets the file).
+   * Relays a published file to the other searchers of this DC, but those that {@code reached} (they
+   * got it while it arrived here). The file is held on disk until the relay ends; once this node
+   * holds a newer version of the partition, the relay stops trying. A version that came as a change
+   * set is relayed as the same change set (each peer rebuilds it; a peer lacking the base gets the
+   * file).
    */
-  private void relay(FileHeader h, Optional<DeltaOffer> delta) {
+  private void relay(FileHeader h, Optional<DeltaOffer> delta, Set<String> reached) {
+    if (lifecycle.get() != Lifecycle.State.STARTED) {
+      return;
+    }
     PartitionFileId id =
         new PartitionFileId(h.getSchemaVersion(), h.getPartition(), h.getVersion());
     Optional<ReceivingStore.HeldFile> held = store.hold(id);
@@ -243,8 +262,8 @@ public final class DefaultTransportNode implements TransportNode {
     }
     ReceivingStore.HeldFile file = held.get();
     Set<String> peers = new LinkedHashSet<>();
-    for (SearcherEndpoint e : discovery.inDc(dc)) {
-      if (!e.nodeId().equals(nodeId)) {
+    for (SearcherEndpoint e : peers()) {
+      if (!reached.contains(e.nodeId())) {
         peers.add(e.nodeId());
       }
     }

@@ -27,11 +27,8 @@ import javax.net.ssl.SSLSession;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.japi.pf.PFBuilder;
-import org.apache.pekko.stream.KillSwitches;
-import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.FileIO;
 import org.apache.pekko.stream.javadsl.Flow;
-import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Tcp;
@@ -39,17 +36,17 @@ import org.apache.pekko.util.ByteString;
 
 /**
  * The client side of a transfer: pushes a file to a peer and awaits its acknowledgement, or fetches
- * a published file from a peer into the local store (catch-up). A whole file or a fetch has a Pekko
- * Streams TCP connection of its own (TCP flow control gives end-to-end backpressure from the
- * receiver's disk to the sender's file reads); change sets go over connections kept open per peer
- * ({@link ConnectionPool}), one TLS handshake for many of them.
+ * a published file from a peer into the local store (catch-up). Pushes of whole files and of change
+ * sets go over connections kept open per peer ({@link ConnectionPool}), one TLS handshake for many
+ * of them (TCP flow control gives end-to-end backpressure from the receiver's disk to the sender's
+ * file reads); a fetch has a Pekko Streams TCP connection of its own.
  *
  * <p>Thread safety: safe for concurrent use.
  */
 final class TransferClient implements AutoCloseable {
   /**
-   * Fewest idle connections kept per peer for change sets; more when the settings let more
-   * deliveries and relays run at once (all of them may go to one peer).
+   * Fewest idle connections kept per peer; more when the settings let more deliveries and relays
+   * run at once (all of them may go to one peer).
    */
   static final int MIN_IDLE_CONNECTIONS_PER_PEER = 4;
 
@@ -86,12 +83,12 @@ final class TransferClient implements AutoCloseable {
             target -> metrics.pooledConnectionOpened(target.dc()));
   }
 
-  /** Connections opened for change sets so far. */
+  /** Connections opened for pushes so far. */
   long pooledConnectionsOpened() {
     return pool.opened();
   }
 
-  /** Closes the connections kept for change sets. */
+  /** Closes the connections kept for pushes. */
   @Override
   public void close() {
     pool.close();
@@ -177,19 +174,35 @@ final class TransferClient implements AutoCloseable {
    * acknowledgement. If the receiver answers before all bytes went out (a refusal), sending stops.
    */
   CompletionStage<FileAck> push(SearcherEndpoint target, FileHeader header, Path file) {
+    return pushStream(target, header, FileIO.fromPath(file, settings.chunkSize()));
+  }
+
+  /**
+   * Streams {@code header} then {@code body} (exactly the header's size in bytes) to {@code
+   * target}; completes with its acknowledgement. {@code body} may be materialized twice (a retry on
+   * a new connection when a kept one had ended).
+   */
+  <M> CompletionStage<FileAck> pushStream(
+      SearcherEndpoint target, FileHeader header, Source<ByteString, M> body) {
     FileHeader h = header.toBuilder().setSenderNode(myNode).setSenderDc(myDc).build();
     metrics.copySent("full", myDc, target.dc());
     Source<ByteString, NotUsed> out =
         Source.single(Frames.frame(TransportRequest.newBuilder().setPush(h).build()))
             .concat(
-                FileIO.fromPath(file, settings.chunkSize())
-                    .map(
-                        b -> {
-                          metrics.bytesSent(myDc, target.dc(), b.size());
-                          metrics.wireBytes("full", myDc, target.dc(), b.size());
-                          return b;
-                        }));
-    return exchange(target, out);
+                body.map(
+                    b -> {
+                      metrics.bytesSent(myDc, target.dc(), b.size());
+                      metrics.wireBytes("full", myDc, target.dc(), b.size());
+                      return b;
+                    }));
+    return pool.exchange(target, out)
+        .handle(
+            (ack, err) -> {
+              if (err != null) {
+                throw noAcknowledgement(target, err);
+              }
+              return ack;
+            });
   }
 
   /**
@@ -220,29 +233,6 @@ final class TransferClient implements AutoCloseable {
                 throw noAcknowledgement(target, err);
               }
               return ack;
-            });
-  }
-
-  /** Sends {@code out} to {@code target} and completes with the acknowledgement it answers. */
-  private CompletionStage<FileAck> exchange(
-      SearcherEndpoint target, Source<ByteString, NotUsed> out) {
-    Pair<UniqueKillSwitch, CompletionStage<Object>> run =
-        out.viaMat(KillSwitches.single(), Keep.right())
-            .via(connection(target))
-            .statefulMapConcat(() -> new Frames.Splitter<FileAck>(FileAck::parseFrom, a -> 0))
-            .take(1)
-            .toMat(Sink.head(), Keep.both())
-            .run(ext.materializer());
-    return run.second()
-        .handle(
-            (head, err) -> {
-              run.first().shutdown();
-              if (err != null) {
-                throw noAcknowledgement(target, err);
-              }
-              @SuppressWarnings("unchecked")
-              Frames.Head<FileAck> ack = (Frames.Head<FileAck>) head;
-              return ack.message();
             });
   }
 

@@ -24,7 +24,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
@@ -67,7 +66,8 @@ final class TransferServer implements AutoCloseable {
   private final ReceivingStore store;
   private final Supplier<Optional<String>> refusal;
   private final Set<PartitionFileId> receiving;
-  private final BiConsumer<FileHeader, Optional<DeltaOffer>> onPublished;
+  private final Published onPublished;
+  private final CutThroughRelay cutThrough;
   private final TransportSecurity security;
   private final PeerPolicy policy;
   private final ManifestGate gate;
@@ -84,7 +84,8 @@ final class TransferServer implements AutoCloseable {
       ReceivingStore store,
       Supplier<Optional<String>> refusal,
       Set<PartitionFileId> receiving,
-      BiConsumer<FileHeader, Optional<DeltaOffer>> onPublished,
+      Published onPublished,
+      CutThroughRelay cutThrough,
       TransportSecurity security,
       PeerPolicy policy,
       ManifestGate gate) {
@@ -97,10 +98,21 @@ final class TransferServer implements AutoCloseable {
     this.refusal = refusal;
     this.receiving = receiving;
     this.onPublished = onPublished;
+    this.cutThrough = cutThrough;
     this.security = security;
     this.policy = policy;
     this.gate = gate;
     this.killSwitch = KillSwitches.shared("transport-" + nodeId);
+  }
+
+  /** Told of every version this node published from a push. */
+  interface Published {
+    /**
+     * @param delta the change set it was rebuilt from, if it came as one
+     * @param reached completes with the peers of this node's DC that the push was forwarded to
+     *     while it arrived (cut-through) and that hold the version
+     */
+    void published(FileHeader h, Optional<DeltaOffer> delta, CompletionStage<Set<String>> reached);
   }
 
   CompletionStage<InetSocketAddress> bind(String host, int port) {
@@ -339,22 +351,35 @@ final class TransferServer implements AutoCloseable {
     }
     String fromDc = policy.metricDc(h.getSenderDc());
     String kind = h.getHopCount() == 0 ? "entry" : "relay";
+    CompletableFuture<Set<String>> reached = new CompletableFuture<>();
     return StoreWriter.stage(store, id, h.getSize(), ext.blockingExecutor())
         .handle(
             (staged, err) -> {
               if (err != null) {
+                reached.complete(Set.of());
                 drain(h, body);
                 return CompletableFuture.<Void>failedFuture(err);
               }
-              return StoreWriter.fillAndPublish(
-                  staged,
-                  id,
-                  h.getSize(),
-                  h.getCrc32C(),
-                  body,
-                  ext.materializer(),
-                  ext.blockingExecutor(),
-                  n -> metrics.bytesReceived(fromDc, dc, n));
+              // an entry copy goes on to the DC's peers while it arrives
+              CutThroughRelay.Tee tee =
+                  h.getHopCount() == 0 && cutThrough != null
+                      ? cutThrough.tee(h, body)
+                      : new CutThroughRelay.Tee(
+                          body, CompletableFuture.completedFuture(Set.of()), () -> {});
+              tee.reached().whenComplete((r, e) -> reached.complete(r == null ? Set.of() : r));
+              try {
+                return StoreWriter.fillAndPublish(
+                    staged,
+                    id,
+                    h.getSize(),
+                    h.getCrc32C(),
+                    tee.body(),
+                    ext.materializer(),
+                    ext.blockingExecutor(),
+                    n -> metrics.bytesReceived(fromDc, dc, n));
+              } finally {
+                tee.afterRun().run();
+              }
             })
         .thenCompose(f -> f)
         .handle(
@@ -368,7 +393,7 @@ final class TransferServer implements AutoCloseable {
               }
               LOG.debug("{}: published {} from {} ({} hop)", nodeId, id, h.getSenderNode(), kind);
               try {
-                onPublished.accept(h, Optional.empty());
+                onPublished.published(h, Optional.empty(), reached);
               } catch (RuntimeException e) {
                 LOG.warn("{}: after publishing {}", nodeId, id, e);
               }
@@ -433,7 +458,8 @@ final class TransferServer implements AutoCloseable {
               }
               LOG.debug("{}: published {} rebuilt from its change set", nodeId, id);
               try {
-                onPublished.accept(h, Optional.of(offer));
+                onPublished.published(
+                    h, Optional.of(offer), CompletableFuture.completedFuture(Set.of()));
               } catch (RuntimeException e) {
                 LOG.warn("{}: after publishing {}", nodeId, id, e);
               }

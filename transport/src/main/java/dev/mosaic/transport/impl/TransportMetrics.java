@@ -65,7 +65,7 @@ public final class TransportMetrics {
             "c|" + toDc,
             k ->
                 Counter.builder("mosaic.transport.connections.opened")
-                    .description("connections opened for change sets (each one TLS handshake)")
+                    .description("connections opened for pushes (each one TLS handshake)")
                     .tag("to_dc", toDc)
                     .register(registry))
         .increment();
