@@ -53,18 +53,17 @@ final class BloomFilter {
     }
     ByteSink sink = new ByteSink(16 + (int) (bits >>> 3));
     sink.putInt(HASHES).putInt(0).putLong(bits);
-    int at = sink.size();
-    sink.skip((int) (bits >>> 3));
+    long[] words = new long[(int) (bits >>> 6)];
     long m = bits - 1;
     for (byte[] v : values) {
       long h = hash(v);
       long h2 = Long.rotateLeft(h, 32) | 1;
       for (int i = 0; i < HASHES; i++) {
         long bit = (h + i * h2) & m;
-        sink.orLong(at + (int) ((bit >>> 6) << 3), 1L << bit);
+        words[(int) (bit >>> 6)] |= 1L << bit;
       }
     }
-    return sink;
+    return sink.putLongs(words, words.length);
   }
 
   static BloomFilter read(String source, MemorySegment data, long base, long length)

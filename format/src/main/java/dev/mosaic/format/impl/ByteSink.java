@@ -137,9 +137,4 @@ final class ByteSink {
     size += 8 * count;
     return this;
   }
-
-  /** ORs a little-endian long into the bytes at {@code position} (which must exist). */
-  void orLong(int position, long v) {
-    LONG.set(bytes, position, (long) LONG.get(bytes, position) | v);
-  }
 }

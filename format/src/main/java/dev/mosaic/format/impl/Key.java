@@ -7,11 +7,23 @@ package dev.mosaic.format.impl;
  */
 record Key(byte[] bytes, long[] words, long hash) {
   static Key of(byte[] bytes) {
+    return new Key(bytes, words(bytes), BloomFilter.hash(bytes));
+  }
+
+  /**
+   * A key for value-set searches only ({@link FieldReader#find}): its hash is left 0, so it must
+   * not be probed in a Bloom filter.
+   */
+  static Key unhashed(byte[] bytes) {
+    return new Key(bytes, words(bytes), 0);
+  }
+
+  private static long[] words(byte[] bytes) {
     long[] words = new long[Math.max(1, (bytes.length + 7) >>> 3)];
     for (int i = 0; i < bytes.length; i++) {
       words[i >>> 3] |= (bytes[i] & 0xFFL) << (56 - ((i & 7) << 3));
     }
-    return new Key(bytes, words, BloomFilter.hash(bytes));
+    return words;
   }
 
   int length() {

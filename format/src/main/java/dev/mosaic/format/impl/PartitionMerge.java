@@ -215,7 +215,7 @@ public final class PartitionMerge {
           ch -> {
             DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
             DatabaseWriter.writeFile(out, version, schema, documents, segments);
-            out.flush();
+            out.finish();
           });
     }
 

@@ -97,7 +97,7 @@ public final class PartitionUpdate {
         ch -> {
           DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
           DatabaseWriter.writeFile(out, run.version, schema, count, segments);
-          out.flush();
+          out.finish();
         });
   }
 
@@ -236,14 +236,18 @@ public final class PartitionUpdate {
       int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
       int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
       List<byte[]> sorted = new ArrayList<>(f.valueCount + freshSorted.length);
+      // where each new value lies among the base values (a binary search per new value, so the
+      // base values are not compared one by one): its base index, or -(insertion point) - 1
+      int[] freshAt = new int[freshSorted.length];
+      for (int x = 0; x < freshSorted.length; x++) {
+        freshAt[x] = f.find(Key.unhashed(freshSorted[x]));
+      }
       int at = 0;
       int j = 0;
       int words = FileFormat.words(f.documents);
       int next = f.valueCount > 0 ? f.prefix(0) : 0;
       for (int b = 0; b < f.valueCount; b++) {
-        byte[] v = f.valueBytes(b);
-        int c = -1;
-        while (j < freshSorted.length && (c = Arrays.compareUnsigned(freshSorted[j], v)) < 0) {
+        while (j < freshSorted.length && freshAt[j] < 0 && -freshAt[j] - 1 <= b) {
           // a value only new documents have
           at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
           if (freshToOut != null) {
@@ -252,7 +256,7 @@ public final class PartitionUpdate {
           sorted.add(freshSorted[j++]);
           prefix[sorted.size()] = at;
         }
-        int mine = j < freshSorted.length && c == 0 ? j++ : -1;
+        int mine = j < freshSorted.length && freshAt[j] == b ? j++ : -1;
         int from = at;
         // the kept documents having base value b, as output ids (ascending: base order is kept)
         int p0 = next;
@@ -284,7 +288,7 @@ public final class PartitionUpdate {
           if (baseToOut != null) {
             baseToOut[b] = sorted.size();
           }
-          sorted.add(v);
+          sorted.add(f.valueBytes(b));
           prefix[sorted.size()] = at;
         }
       }
@@ -327,6 +331,9 @@ public final class PartitionUpdate {
           singleValued);
     }
 
+    /** Posting lists up to this long are read id by id, longer ones copied out in bulk. */
+    private static final int SHORT_LIST = 8;
+
     /** Scratch for a posting list's ids, read in bulk. */
     private short[] shortIds = new short[64];
 
@@ -334,6 +341,17 @@ public final class PartitionUpdate {
 
     /** Appends the output ids of the kept documents of a posting list; returns the new end. */
     private int mapList(FieldReader f, long posting, int count, int[] map, int[] ids, int at) {
+      if (count <= SHORT_LIST) {
+        // most values of a field with many distinct values have a document or two: read them in
+        // place (a bulk copy costs more than it saves on so few ids)
+        for (int x = 0; x < count; x++) {
+          int id = map[f.id(posting, x)];
+          if (id >= 0) {
+            ids[at++] = id;
+          }
+        }
+        return at;
+      }
       if (f.idBytes == 2) {
         if (shortIds.length < count) {
           shortIds = new short[Math.max(count, shortIds.length * 2)];
@@ -536,12 +554,20 @@ public final class PartitionUpdate {
                 head,
                 blocks.bytes,
                 out -> {
-                  for (int b = 0; b < blocks.count(); b++) {
-                    Object block = blocks.data.get(b);
-                    if (block instanceof MemorySegment copied) {
-                      out.write(copied);
+                  int b = 0;
+                  while (b < blocks.count()) {
+                    int k = blocks.baseBlock.getInt(b);
+                    if (k >= 0) {
+                      // base blocks copied one after the other lie one after the other in the
+                      // base: written as one range
+                      int end = b + 1;
+                      while (end < blocks.count() && blocks.baseBlock.getInt(end) == k + end - b) {
+                        end++;
+                      }
+                      out.write(baseBlocks.compressedBlocks(k, k + end - b));
+                      b = end;
                     } else {
-                      byte[] bytes = (byte[]) block;
+                      byte[] bytes = (byte[]) blocks.data.get(b++);
                       out.write(bytes, 0, bytes.length);
                     }
                   }
@@ -612,7 +638,7 @@ public final class PartitionUpdate {
                 && (k < lastBaseBlock || p + len == n)
                 && p + len <= n
                 && consecutive(p, e, len)) {
-              blocks.copied(p, baseBlocks.compressedBlock(k));
+              blocks.copied(p, k, baseBlocks.compressedBlock(k));
               p += len;
               continue;
             }
@@ -640,6 +666,10 @@ public final class PartitionUpdate {
     static final class Blocks {
       final IntArrayList firstDocs = new IntArrayList();
       final List<Object> data = new ArrayList<>();
+
+      /** Per block, the base block it copies, or -1 when compressed here. */
+      final IntArrayList baseBlock = new IntArrayList();
+
       long bytes;
 
       int count() {
@@ -651,15 +681,17 @@ public final class PartitionUpdate {
         return block instanceof MemorySegment s ? s.byteSize() : ((byte[]) block).length;
       }
 
-      void copied(int firstDoc, MemorySegment block) {
+      void copied(int firstDoc, int base, MemorySegment block) {
         firstDocs.add(firstDoc);
         data.add(block);
+        baseBlock.add(base);
         bytes += block.byteSize();
       }
 
       void compressed(int firstDoc, byte[] block) {
         firstDocs.add(firstDoc);
         data.add(block);
+        baseBlock.add(-1);
         bytes += block.length;
       }
     }

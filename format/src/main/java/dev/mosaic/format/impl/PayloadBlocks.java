@@ -269,6 +269,15 @@ final class PayloadBlocks {
     return data.asSlice(blockData + at, data.get(LONG, blockOffsets + 8L * block + 8) - at);
   }
 
+  /**
+   * The bytes of blocks {@code [from, to)} as stored, one after the other (what {@link
+   * PartitionUpdate} copies when it keeps a run of blocks).
+   */
+  MemorySegment compressedBlocks(int from, int to) {
+    long at = data.get(LONG, blockOffsets + 8L * from);
+    return data.asSlice(blockData + at, data.get(LONG, blockOffsets + 8L * to) - at);
+  }
+
   /** Where a document's payload starts in the uncompressed concatenation ({@code [0, n]}). */
   long logical(int document) {
     return width == 4
