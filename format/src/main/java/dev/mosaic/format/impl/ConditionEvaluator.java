@@ -266,11 +266,12 @@ final class ConditionEvaluator {
         others[j++] = p;
       }
     }
+    PostingCursor[][] cursors = cursors(others);
     if (driver.kind == Matches.IDS) {
       out = new int[driver.from];
       for (int i = 0; i < driver.from; i++) {
         int doc = driver.ids[i];
-        if (containsAll(others, doc)) {
+        if (containsAll(others, cursors, doc)) {
           out[found++] = doc;
         }
       }
@@ -281,7 +282,7 @@ final class ConditionEvaluator {
       out = new int[count];
       for (int i = 0; i < count; i++) {
         int doc = f.id(at, i);
-        if (containsAll(others, doc)) {
+        if (containsAll(others, cursors, doc)) {
           out[found++] = doc;
         }
       }
@@ -304,7 +305,7 @@ final class ConditionEvaluator {
       int previous = -1;
       for (int i = 0; i < gathered; i++) {
         int doc = ids[i];
-        if (doc != previous && containsAll(others, doc)) {
+        if (doc != previous && containsAll(others, cursors, doc)) {
           out[found++] = doc;
         }
         previous = doc;
@@ -317,7 +318,7 @@ final class ConditionEvaluator {
         while (word != 0) {
           int doc = (w << 6) + Long.numberOfTrailingZeros(word);
           word &= word - 1;
-          if (containsAll(others, doc)) {
+          if (containsAll(others, cursors, doc)) {
             out[found++] = doc;
           }
         }
@@ -355,13 +356,45 @@ final class ConditionEvaluator {
     return postings + words(documents) < drivers * values * searchSteps;
   }
 
-  private static boolean containsAll(Matches[] others, int doc) {
-    for (Matches m : others) {
-      if (!contains(m, doc)) {
+  /**
+   * Per part of {@code others}, cursors over its values' postings when its membership is looked up
+   * in them (values without document→value), else null: the driver's documents come in ascending
+   * order, so each search of a list starts where the last one ended.
+   */
+  private static PostingCursor[][] cursors(Matches[] others) {
+    PostingCursor[][] cursors = new PostingCursor[others.length][];
+    for (int i = 0; i < others.length; i++) {
+      Matches m = others[i];
+      if ((m.kind != Matches.RANGE && m.kind != Matches.SET) || m.field.docValues >= 0) {
+        continue;
+      }
+      int values = m.kind == Matches.RANGE ? m.to - m.from : m.values.length;
+      PostingCursor[] c = new PostingCursor[values];
+      for (int v = 0; v < values; v++) {
+        c[v] = new PostingCursor(m.field, m.kind == Matches.RANGE ? m.from + v : m.values[v]);
+      }
+      cursors[i] = c;
+    }
+    return cursors;
+  }
+
+  private static boolean containsAll(Matches[] others, PostingCursor[][] cursors, int doc) {
+    for (int i = 0; i < others.length; i++) {
+      PostingCursor[] c = cursors[i];
+      if (c != null ? !anyContains(c, doc) : !contains(others[i], doc)) {
         return false;
       }
     }
     return true;
+  }
+
+  private static boolean anyContains(PostingCursor[] cursors, int doc) {
+    for (PostingCursor c : cursors) {
+      if (c.contains(doc)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean contains(Matches m, int doc) {
@@ -522,6 +555,9 @@ final class ConditionEvaluator {
         acc[w] = keep;
       }
       return;
+    }
+    if (m.singleValue() && f.andBitsInto(m.from, acc)) {
+      return; // one value's bit set, ANDed from the mapping without a copy
     }
     long[] other = materialize(m);
     for (int w = 0; w < acc.length; w++) {

@@ -365,11 +365,16 @@ final class FieldReader {
         : data.get(INT, listOffset + 4L * i);
   }
 
+  /** Bit {@code doc} of the bit set postings at {@code at}. */
+  boolean bit(long at, int doc) {
+    return (data.get(LONG, at + 8L * (doc >>> 6)) & (1L << doc)) != 0;
+  }
+
   /** True when document {@code doc} has value {@code index}. */
   boolean postingContains(int index, int doc) {
     long at = postingsOf(index);
     if (!isListAt(index)) {
-      return (data.get(LONG, at + 8L * (doc >>> 6)) & (1L << doc)) != 0;
+      return bit(at, doc);
     }
     int lo = 0;
     int hi = count(index) - 1;
@@ -459,6 +464,21 @@ final class FieldReader {
       n += Long.bitCount(data.get(LONG, at + 8L * w) & filter[w]);
     }
     return n;
+  }
+
+  /**
+   * ANDs the documents of value {@code index} into {@code bits} in place when its postings are a
+   * bit set, and returns true; returns false (and leaves {@code bits} alone) for a list.
+   */
+  boolean andBitsInto(int index, long[] bits) {
+    if (isListAt(index)) {
+      return false;
+    }
+    long at = postingsOf(index);
+    for (int w = 0; w < bits.length; w++) {
+      bits[w] &= data.get(LONG, at + 8L * w);
+    }
+    return true;
   }
 
   /** ORs the documents of value {@code index} into {@code bits}. */
