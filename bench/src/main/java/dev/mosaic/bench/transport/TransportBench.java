@@ -291,19 +291,11 @@ public final class TransportBench {
             mb / base[1]);
         int held = round + 1;
         long h0 = System.nanoTime();
-        DeliveryReport hop =
-            soloSender.send(version, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
+        deliver(soloSender, version, source);
         double entrySeconds = (System.nanoTime() - h0) / 1e9;
-        if (!hop.failed().isEmpty()) {
-          throw new IllegalStateException("delivery failed: " + hop);
-        }
         long t0 = System.nanoTime();
-        DeliveryReport report =
-            sender.send(version, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
+        deliver(sender, version, source);
         double entryWithPeersSeconds = (System.nanoTime() - t0) / 1e9;
-        if (!report.failed().isEmpty()) {
-          throw new IllegalStateException("delivery failed: " + report);
-        }
         await(
             "relay to every peer",
             Duration.ofMinutes(30),
@@ -496,6 +488,16 @@ public final class TransportBench {
       for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
       }
+    }
+  }
+
+  /** Sends {@code source} as {@code version} and waits for the report; a failed delivery throws. */
+  private static void deliver(TransportSender sender, PartitionFileId version, Path source)
+      throws Exception {
+    DeliveryReport report =
+        sender.send(version, source).toCompletableFuture().get(30, TimeUnit.MINUTES);
+    if (!report.failed().isEmpty()) {
+      throw new IllegalStateException("delivery failed: " + report);
     }
   }
 }
