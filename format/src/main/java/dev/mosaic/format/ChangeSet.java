@@ -221,6 +221,7 @@ public final class ChangeSet {
       byte[] scratch = new byte[1];
       int n = 0;
       while (!inflater.finished()) {
+        int remaining = inflater.getRemaining();
         int got =
             n < rawLength ? inflater.inflate(body, n, rawLength - n) : inflater.inflate(scratch);
         if (n >= rawLength && got > 0) {
@@ -228,8 +229,11 @@ public final class ChangeSet {
               "the deflated body gives more than the " + rawLength + " bytes the header declares");
         }
         n += got;
-        if (got == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
-          break;
+        if (got == 0
+            && (inflater.needsInput()
+                || inflater.needsDictionary()
+                || (!inflater.finished() && inflater.getRemaining() == remaining))) {
+          break; // no progress: corrupt bytes must not spin here forever
         }
       }
       if (n != rawLength || !inflater.finished() || inflater.getRemaining() != 0) {
