@@ -38,6 +38,8 @@ public final class Generation implements AutoCloseable {
   private final Generations owner;
   private final AtomicInteger references = new AtomicInteger(1);
   private final Map<Database, Integer> partitionByDatabase = new IdentityHashMap<>();
+  // files(), derived once on first use: status pages, health and pollers ask for it many times
+  private volatile SortedMap<Integer, PartitionFileId> files;
 
   Generation(
       long id,
@@ -68,11 +70,24 @@ public final class Generation implements AutoCloseable {
     return createdAt;
   }
 
-  /** The file each partition serves in this generation, by partition. */
+  /**
+   * The file each partition serves in this generation, by partition (unmodifiable). Derived once
+   * per generation (racing first callers may both derive it; the results are equal).
+   */
   public SortedMap<Integer, PartitionFileId> files() {
-    SortedMap<Integer, PartitionFileId> out = new TreeMap<>();
-    partitions.forEach((p, m) -> out.put(p, m.file().id()));
-    return Collections.unmodifiableSortedMap(out);
+    SortedMap<Integer, PartitionFileId> f = files;
+    if (f == null) {
+      SortedMap<Integer, PartitionFileId> out = new TreeMap<>();
+      partitions.forEach((p, m) -> out.put(p, m.file().id()));
+      f = Collections.unmodifiableSortedMap(out);
+      files = f;
+    }
+    return f;
+  }
+
+  /** How many partitions this generation serves. */
+  public int partitionCount() {
+    return partitions.size();
   }
 
   /** The partition id of a partition database of this generation, or -1 when it is not one. */

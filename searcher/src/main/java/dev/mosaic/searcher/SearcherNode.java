@@ -735,8 +735,8 @@ public final class SearcherNode implements Closeable {
     }
 
     /**
-     * How often the status page's history is sampled and how many samples are kept (default one a
-     * second for 15 minutes).
+     * How often the status page's history is sampled and how many samples are kept (default one
+     * every 5 seconds for 15 minutes).
      */
     public Builder statusHistory(StatusHistory.Settings statusHistory) {
       this.statusHistory = Objects.requireNonNull(statusHistory, "statusHistory");

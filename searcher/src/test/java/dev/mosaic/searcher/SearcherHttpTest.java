@@ -344,10 +344,19 @@ class SearcherHttpTest {
     long withNew = all - byPartition.get(partition).size() + 5;
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(withNew);
 
+    JsonNode served = JSON.readTree(get("/partitions/served").body());
+    assertThat(served.get("served")).hasSize(PARTITIONS);
+    assertThat(served.get("served").get("2").asLong()).isEqualTo(2);
+    long before = served.get("generation").asLong();
+
     HttpResponse<String> r = admin("/partitions/2/pin?version=1");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     assertThat(JSON.readTree(r.body()).get("pinned").asBoolean()).isTrue();
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(all);
+    // the pin answered once the generation serves it: the cheap poll shows the rollback
+    served = JSON.readTree(get("/partitions/served").body());
+    assertThat(served.get("served").get("2").asLong()).isEqualTo(1);
+    assertThat(served.get("generation").asLong()).isGreaterThan(before);
 
     r = admin("/partitions/2/unpin");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);

@@ -382,12 +382,10 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     @Override
     public Map<Integer, Long> servedVersions(String searcher) throws Exception {
       Map<Integer, Long> out = new java.util.HashMap<>();
-      for (JsonNode p : send(searcher, "/partitions", null, false).path("partitions")) {
-        JsonNode v = p.get("servedVersion");
-        if (v != null && v.canConvertToLong()) {
-          out.put(p.path("partition").asInt(), v.asLong());
-        }
-      }
+      send(searcher, "/partitions/served", null, false)
+          .path("served")
+          .properties()
+          .forEach(e -> out.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
       return out;
     }
 

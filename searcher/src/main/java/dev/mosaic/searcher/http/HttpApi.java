@@ -190,6 +190,7 @@ public final class HttpApi extends AllDirectives {
                 () ->
                     concat(
                         pathEnd(() -> get(() -> async(this::partitions))),
+                        path("served", () -> get(() -> complete(servedResponse()))),
                         path(
                             PathMatchers.segment().slash("pin"),
                             p ->
@@ -389,7 +390,7 @@ public final class HttpApi extends AllDirectives {
     gen.put("up", up);
     if (up) {
       try (Generation g = generations.acquire()) {
-        gen.put("detail", "generation " + g.id() + " serves " + g.files().size() + " partitions");
+        gen.put("detail", "generation " + g.id() + " serves " + g.partitionCount() + " partitions");
         n.put("generation", g.id());
       } catch (IllegalStateException e) {
         up = false;
@@ -426,6 +427,27 @@ public final class HttpApi extends AllDirectives {
     return generations
         .schemaVersion()
         .orElseThrow(() -> new IllegalStateException("no generation is open yet"));
+  }
+
+  /**
+   * {@code GET /partitions/served}: the current generation's id and the version it serves of each
+   * partition, {@code {"generation": g, "served": {"<partition>": version, ...}}} (generation null
+   * and served empty before the first generation). A cheap poll for watchers of a rollout, which
+   * {@code /partitions} (a full description of every held partition) is not.
+   */
+  private HttpResponse servedResponse() {
+    ObjectNode n = JSON.createObjectNode();
+    n.putNull("generation");
+    ObjectNode served = n.putObject("served");
+    if (generations.isReady()) {
+      try (Generation g = generations.acquire()) {
+        n.put("generation", g.id());
+        g.files().forEach((p, id) -> served.put(Integer.toString(p), id.version()));
+      } catch (IllegalStateException e) {
+        // closed meanwhile: nothing served
+      }
+    }
+    return json(StatusCodes.OK, n);
   }
 
   private HttpResponse partitions() {

@@ -57,8 +57,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  *       (chosen with a selector) its partitions as a grid coloured by lag (see {@link LagGrid})
  *       with the detail on a click, its generation, mapped bytes and query figures;
  *   <li>{@code GET /status/history.json}: per index, the last samples of freshness, lag and query
- *       rate and latency this node keeps ({@link StatusHistory}, one a second for 15 minutes by
- *       default), so the page's charts are full when it opens;
+ *       rate and latency this node keeps ({@link StatusHistory}, one every 5 seconds for 15 minutes
+ *       by default), so the page's charts are full when it opens;
  *   <li>{@code GET /cluster} over {@code GET /cluster.json}: every datacenter and searcher side by
  *       side, one grid per index, which this node assembles by asking each peer's {@code /health},
  *       {@code /indexes} and {@code /indexes/<name>/partitions}.

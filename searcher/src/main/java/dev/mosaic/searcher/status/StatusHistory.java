@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A searcher's recent history for its status page: one {@link StatusSample} every interval, taken
  * on its own daemon thread and kept in a {@link HistoryRing}, so the page's charts are full when it
- * opens (with the defaults, one sample a second for the last 15 minutes).
+ * opens (with the defaults, one sample every 5 seconds for the last 15 minutes).
  *
  * <p>Thread safety: safe for concurrent use; the sampler is called from one thread only.
  */
@@ -28,8 +28,12 @@ public final class StatusHistory implements Closeable {
    * @param samples samples kept, at least 1
    */
   public record Settings(Duration interval, int samples) {
-    /** One sample a second for the last 15 minutes. */
-    public static final Settings DEFAULT = new Settings(Duration.ofSeconds(1), 900);
+    /**
+     * One sample every 5 seconds for the last 15 minutes. A sample describes every partition (a
+     * grid of 1024 partitions is a few milliseconds of CPU), so one a second cost a searcher
+     * several per cent of a core while a feed cycle was arriving.
+     */
+    public static final Settings DEFAULT = new Settings(Duration.ofSeconds(5), 180);
 
     /** Checks the values. */
     public Settings {

@@ -41,7 +41,12 @@ final class CatchUpActor {
 
   private record Check() implements Command {}
 
-  private static final Duration COALESCE = Duration.ofMillis(100);
+  /**
+   * A check compares every partition of the manifest with the store, and a feed cycle changes the
+   * manifest thousands of times: checks at most twice a second keep that below a per cent of a
+   * core. Catch-up itself waits {@code catch-up-grace} (seconds) anyway.
+   */
+  private static final Duration COALESCE = Duration.ofMillis(500);
 
   private record Fetched(ManifestRecord rec, TransferClient.FetchOutcome outcome, long startNanos)
       implements Command {}
