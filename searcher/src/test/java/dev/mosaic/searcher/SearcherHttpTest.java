@@ -354,9 +354,22 @@ class SearcherHttpTest {
     assertThat(JSON.readTree(r.body()).get("pinned").asBoolean()).isTrue();
     assertThat(JSON.readTree(post("/count", "{}").body()).get("total").asLong()).isEqualTo(all);
     // the pin answered once the generation serves it: the cheap poll shows the rollback
-    served = JSON.readTree(get("/partitions/served").body());
+    HttpResponse<String> servedNow = get("/partitions/served");
+    served = JSON.readTree(servedNow.body());
     assertThat(served.get("served").get("2").asLong()).isEqualTo(1);
     assertThat(served.get("generation").asLong()).isGreaterThan(before);
+    // the generation is the entity tag: a poller that saw it gets 304 and no body until it moves
+    String tag = servedNow.headers().firstValue("ETag").orElseThrow();
+    assertThat(tag).isEqualTo("\"g" + served.get("generation").asLong() + "\"");
+    HttpResponse<String> unchanged =
+        HTTP.send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + node.port() + "/partitions/served"))
+                .header("If-None-Match", tag)
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(unchanged.statusCode()).isEqualTo(304);
+    assertThat(unchanged.body()).isEmpty();
 
     r = admin("/partitions/2/unpin");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);

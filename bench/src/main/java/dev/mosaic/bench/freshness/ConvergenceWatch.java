@@ -35,12 +35,12 @@ import java.util.function.LongSupplier;
 final class ConvergenceWatch {
   /** What the watch asks a searcher (its HTTP API). */
   interface Client {
-    /** The id of the generation the searcher serves now ({@code GET /health}). */
+    /** The id of the generation the searcher serves now ({@code GET /partitions/served}). */
     long generation(String searcher) throws Exception;
 
     /**
-     * The version of each partition in the searcher's current generation ({@code GET /partitions},
-     * {@code servedVersion}).
+     * The version of each partition in the generation that the last {@link #generation} call of
+     * that searcher saw ({@code GET /partitions/served}).
      */
     Map<Integer, Long> servedVersions(String searcher) throws Exception;
 

@@ -303,7 +303,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         searcherRegistries,
         registries(cluster),
         stored::get,
-        Math.max(1, s.pollInterval().toMillisPart() / 4));
+        Math.max(1, s.pollInterval().toMillisPart()));
   }
 
   /** One cycle: change, publish, wait until searchable everywhere, then until quiet. */
@@ -357,12 +357,19 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     return out;
   }
 
-  /** A searcher's HTTP API: {@code GET /health}, {@code GET /partitions}, {@code POST /search}. */
+  /**
+   * A searcher's HTTP API: {@code GET /partitions/served} (polled with {@code If-None-Match}, so an
+   * unchanged generation costs a 304 without a body) and {@code POST /search}.
+   */
   private static final class HttpSearch implements ConvergenceWatch.Client {
     private final Map<String, String> addresses;
     private final HttpClient http =
         HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper json = new ObjectMapper();
+    // per searcher, the last answer of /partitions/served: its entity tag, generation and versions
+    private final Map<String, Served> served = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record Served(String tag, long generation, Map<Integer, Long> versions) {}
 
     HttpSearch(Map<String, String> addresses) {
       this.addresses = Map.copyOf(addresses);
@@ -370,31 +377,56 @@ public final class FreshnessBenchmark implements Callable<Integer> {
 
     @Override
     public long generation(String searcher) throws Exception {
-      // 503 while a health check is down still names the generation served
-      JsonNode health = send(searcher, "/health", null, true);
-      JsonNode g = health.get("generation");
-      if (g == null || !g.canConvertToLong()) {
-        throw new IOException("no generation in /health: " + health);
+      Served last = served.get(searcher);
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(URI.create(addresses.get(searcher) + "/partitions/served"))
+              .timeout(Duration.ofSeconds(30));
+      if (last != null) {
+        b.header("If-None-Match", last.tag());
       }
+      HttpResponse<byte[]> response = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+      if (response.statusCode() == 304 && last != null) {
+        return last.generation();
+      }
+      if (response.statusCode() != 200) {
+        throw new IOException(
+            searcher
+                + " /partitions/served answered "
+                + response.statusCode()
+                + ": "
+                + new String(response.body(), java.nio.charset.StandardCharsets.UTF_8));
+      }
+      JsonNode n = json.readTree(response.body());
+      JsonNode g = n.get("generation");
+      if (g == null || !g.canConvertToLong()) {
+        throw new IOException(searcher + " serves no generation yet: " + n);
+      }
+      Map<Integer, Long> versions = new java.util.HashMap<>();
+      n.path("served")
+          .properties()
+          .forEach(e -> versions.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
+      String tag = response.headers().firstValue("ETag").orElse("");
+      served.put(searcher, new Served(tag, g.asLong(), Map.copyOf(versions)));
       return g.asLong();
     }
 
+    /** The versions of the generation the last {@link #generation} call saw. */
     @Override
     public Map<Integer, Long> servedVersions(String searcher) throws Exception {
-      Map<Integer, Long> out = new java.util.HashMap<>();
-      send(searcher, "/partitions/served", null, false)
-          .path("served")
-          .properties()
-          .forEach(e -> out.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
-      return out;
+      Served last = served.get(searcher);
+      if (last == null) {
+        generation(searcher);
+        last = served.get(searcher);
+      }
+      return last.versions();
     }
 
     @Override
     public JsonNode search(String searcher, ObjectNode body) throws Exception {
-      return send(searcher, "/search", body, false);
+      return send(searcher, "/search", body);
     }
 
-    private JsonNode send(String searcher, String path, ObjectNode body, boolean anyStatus)
+    private JsonNode send(String searcher, String path, ObjectNode body)
         throws IOException, InterruptedException {
       HttpRequest.Builder b =
           HttpRequest.newBuilder(URI.create(addresses.get(searcher) + path))
@@ -404,7 +436,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             .POST(HttpRequest.BodyPublishers.ofByteArray(json.writeValueAsBytes(body)));
       }
       HttpResponse<byte[]> response = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-      if (response.statusCode() != 200 && !anyStatus) {
+      if (response.statusCode() != 200) {
         String text = new String(response.body(), java.nio.charset.StandardCharsets.UTF_8);
         throw new IOException(
             path

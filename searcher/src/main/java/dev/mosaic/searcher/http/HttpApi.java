@@ -33,6 +33,7 @@ import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpCharsets;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.RequestEntity;
@@ -190,7 +191,14 @@ public final class HttpApi extends AllDirectives {
                 () ->
                     concat(
                         pathEnd(() -> get(() -> async(this::partitions))),
-                        path("served", () -> get(() -> complete(servedResponse()))),
+                        path(
+                            "served",
+                            () ->
+                                get(
+                                    () ->
+                                        optionalHeaderValueByName(
+                                            "If-None-Match",
+                                            tag -> complete(servedResponse(tag.orElse(null)))))),
                         path(
                             PathMatchers.segment().slash("pin"),
                             p ->
@@ -433,21 +441,32 @@ public final class HttpApi extends AllDirectives {
    * {@code GET /partitions/served}: the current generation's id and the version it serves of each
    * partition, {@code {"generation": g, "served": {"<partition>": version, ...}}} (generation null
    * and served empty before the first generation). A cheap poll for watchers of a rollout, which
-   * {@code /partitions} (a full description of every held partition) is not.
+   * {@code /partitions} (a full description of every held partition) is not: the answer carries the
+   * generation as its entity tag ({@code ETag: "g<id>"}), and a request whose {@code If-None-Match}
+   * names the current generation is answered 304 Not Modified without a body.
    */
-  private HttpResponse servedResponse() {
+  private HttpResponse servedResponse(String ifNoneMatch) {
     ObjectNode n = JSON.createObjectNode();
     n.putNull("generation");
     ObjectNode served = n.putObject("served");
+    String tag = null;
     if (generations.isReady()) {
       try (Generation g = generations.acquire()) {
+        tag = "\"g" + g.id() + "\"";
+        if (tag.equals(ifNoneMatch)) {
+          return HttpResponse.create()
+              .withStatus(StatusCodes.NOT_MODIFIED)
+              .addHeader(HttpHeader.parse("ETag", tag));
+        }
         n.put("generation", g.id());
         g.files().forEach((p, id) -> served.put(Integer.toString(p), id.version()));
       } catch (IllegalStateException e) {
         // closed meanwhile: nothing served
+        tag = null;
       }
     }
-    return json(StatusCodes.OK, n);
+    HttpResponse r = json(StatusCodes.OK, n);
+    return tag == null ? r : r.addHeader(HttpHeader.parse("ETag", tag));
   }
 
   private HttpResponse partitions() {
