@@ -229,9 +229,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         out.printf(
             Locale.ROOT,
             "cycle %d/%d: %,d offers changed (%,d raw bytes) in %d partitions; in Kafka after %,d"
-                + " ms, searchable on every searcher after %,d ms; cross-DC %,d bytes (%.2f per"
-                + " changed byte), %d full files%s; polled with %d searches of %d ms on"
-                + " average%n",
+                + " ms, searchable on every searcher after %,d ms (process CPU %,d ms: %.2f of %d"
+                + " cores); cross-DC %,d bytes (%.2f per changed byte), %d full files%s; polled"
+                + " with %d searches of %d ms on average%n",
             i,
             s.cycles(),
             c.cycle().changedOffers(),
@@ -239,6 +239,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             c.cycle().changedPartitions(),
             c.cycle().publishMillis(),
             c.cycle().searchableMillis(),
+            c.cpuNanos() / 1_000_000,
+            c.cpuNanos() / 1e6 / Math.max(1, c.cycle().searchableMillis()),
+            Runtime.getRuntime().availableProcessors(),
             c.cycle().wire().crossDcBytes(),
             c.cycle().wireBytesPerChangedByte(),
             c.cycle().wire().fullCopies(),
@@ -283,7 +286,18 @@ public final class FreshnessBenchmark implements Callable<Integer> {
   }
 
   /** A measured cycle and the times of its stages. */
-  private record TimedCycle(FreshnessResult.Cycle cycle, StageClock.Stages stages) {}
+  /**
+   * A cycle with its stages and the CPU time this process (every node, Kafka, ZooKeeper and the
+   * watch) spent from the snapshots' arrival until the cycle was searchable everywhere.
+   */
+  private record TimedCycle(FreshnessResult.Cycle cycle, StageClock.Stages stages, long cpuNanos) {}
+
+  /** CPU time of this process so far (every thread, the JVM's own included). */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
 
   /**
    * The stage clock over the cluster's nodes: the indexers' and searchers' registries and a
@@ -326,6 +340,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     // the snapshots arrive as bytes, as from the partners: building them is not the pipeline's time
     List<byte[]> snapshots = simulator.serializedSnapshots(change.partners());
     dev.mosaic.indexer.FeedLoader loader = cluster.feedLoader();
+    long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     StageClock.Run timing = stages.start(t0);
     for (byte[] snapshot : snapshots) {
@@ -336,6 +351,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     ConvergenceWatch.Outcome outcome =
         watch.await(changed, searchers, Duration.ofNanos(deadline - System.nanoTime()));
     StageClock.Stages timed = timing.stop(outcome.lastNanos());
+    long cpu = processCpuNanos() - cpu0;
     // the deliveries of this cycle end before the next one starts, so its counters are its own
     cluster.awaitConverged(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
     WireCounters.Reading wire = WireCounters.read(registries(cluster)).minus(before);
@@ -347,7 +363,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             TimeUnit.NANOSECONDS.toMillis(inKafka - t0),
             TimeUnit.NANOSECONDS.toMillis(outcome.lastNanos() - t0),
             wire),
-        timed);
+        timed,
+        cpu);
   }
 
   private static List<MeterRegistry> registries(LocalCluster cluster) {
