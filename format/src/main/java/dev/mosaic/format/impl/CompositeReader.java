@@ -46,7 +46,7 @@ public final class CompositeReader implements CompositeDatabase {
   private final int[] windowTo;
 
   /** Per unit: the unit, read directly. */
-  private final DatabaseReader[] readers;
+  private final PartitionSearcher[] searchers;
 
   private final long documentCount;
   private final long dictionaryBudgetBytes;
@@ -59,6 +59,14 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** {@link DatabaseReader#CLOSES} when every partition was last seen open. */
   private volatile long openCheckedAt = -1;
+
+  private static DatabaseReader[] readersOf(PartitionSearcher[] searchers) {
+    DatabaseReader[] readers = new DatabaseReader[searchers.length];
+    for (int i = 0; i < searchers.length; i++) {
+      readers[i] = searchers[i].reader();
+    }
+    return readers;
+  }
 
   public CompositeReader(Schema schema, List<? extends Database> partitions) {
     this(schema, partitions, CompositeDictionary.DEFAULT_BUDGET_BYTES);
@@ -102,7 +110,7 @@ public final class CompositeReader implements CompositeDatabase {
     this.units = layout.units;
     this.windowFrom = layout.windowFrom;
     this.windowTo = layout.windowTo;
-    this.readers = new DatabaseReader[units.length];
+    this.searchers = new PartitionSearcher[units.length];
     this.dictionaryBudgetBytes = dictionaryBudgetBytes;
     for (int i = 0; i < this.partitions.size(); i++) {
       Database d = this.partitions.get(i);
@@ -112,39 +120,32 @@ public final class CompositeReader implements CompositeDatabase {
       }
     }
     long n = 0;
-    for (int i = 0; i < readers.length; i++) {
+    for (int i = 0; i < searchers.length; i++) {
       Database d = units[i];
       if (d.schema() != schema && !d.schema().equals(schema)) {
         throw new IllegalArgumentException(
             "group database " + d + " has schema " + d.schema() + ", expected " + schema);
       }
-      if (!(d instanceof DatabaseReader r)) {
-        throw new IllegalArgumentException(
-            (layout.runs[i] == null ? "partition " : "group database ")
-                + d
-                + " is a "
-                + d.getClass().getName()
-                + ", not a database opened by the format (Database.open, map or fromBytes): a"
-                + " composite reads its partitions directly");
-      }
-      readers[i] = r;
+      searchers[i] = PartitionSearcher.of(d);
       n += windowFrom == null ? d.documentCount() : windowTo[i] - windowFrom[i];
     }
     this.documentCount = n;
     java.util.Set<MemorySegment.Scope> distinct =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (DatabaseReader r : readers) {
-      distinct.add(r.scope());
+    for (PartitionSearcher r : searchers) {
+      distinct.add(r.reader().scope());
     }
     this.scopes = distinct.toArray(new MemorySegment.Scope[0]);
     if (dictionaryBudgetBytes <= 0) {
       // NOTE: with a partial window the dictionaries' whole-database totals are not used
       this.dictionary = null;
     } else if (predecessor != null && predecessor.dictionary != null) {
-      this.dictionary = predecessor.dictionary.successor(readers, dictionaryBudgetBytes);
+      this.dictionary =
+          predecessor.dictionary.successor(readersOf(searchers), dictionaryBudgetBytes);
     } else {
       this.dictionary =
-          new CompositeDictionary(readers, schema.fields().size(), dictionaryBudgetBytes);
+          new CompositeDictionary(
+              readersOf(searchers), schema.fields().size(), dictionaryBudgetBytes);
     }
   }
 
@@ -174,14 +175,14 @@ public final class CompositeReader implements CompositeDatabase {
    * bit set then).
    */
   private Matches evaluate(int unit, Plan.Node node, int[] resolved) {
-    Matches m = readers[unit].evaluate(node, resolved);
+    Matches m = searchers[unit].evaluate(node, resolved);
     return windowFrom == null ? m : window(unit, m);
   }
 
   private Matches window(int unit, Matches m) {
     int from = windowFrom[unit];
     int to = windowTo[unit];
-    DatabaseReader r = readers[unit];
+    PartitionSearcher r = searchers[unit];
     if (m.kind == Matches.NONE || (from == 0 && to == r.documents())) {
       return m;
     }
@@ -199,7 +200,7 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** Unit {@code unit}'s count of {@code node}'s matches. */
   private long count(int unit, Plan.Node node, int[] resolved) {
-    DatabaseReader r = readers[unit];
+    PartitionSearcher r = searchers[unit];
     return windowFrom == null ? r.count(node, resolved) : r.count(evaluate(unit, node, resolved));
   }
 
@@ -239,7 +240,7 @@ public final class CompositeReader implements CompositeDatabase {
     if (closes == openCheckedAt) {
       return;
     }
-    for (DatabaseReader r : readers) {
+    for (PartitionSearcher r : searchers) {
       r.ensureOpen();
     }
     openCheckedAt = closes;
@@ -249,7 +250,7 @@ public final class CompositeReader implements CompositeDatabase {
   private CompositeDictionary.Walk walk(Plan.Node node) {
     return dictionary != null
         ? dictionary.walk(node)
-        : CompositeDictionary.walkAll(node, readers.length);
+        : CompositeDictionary.walkAll(node, searchers.length);
   }
 
   @Override
@@ -302,14 +303,14 @@ public final class CompositeReader implements CompositeDatabase {
       }
       CompositeDictionary.Walk walk = dictionary.walk(node);
       for (int i = walk.next(); i >= 0; i = walk.next()) {
-        DatabaseReader r = readers[i];
+        PartitionSearcher r = searchers[i];
         r.ensureOpen();
         total += count(i, node, walk.resolved);
       }
       return total;
     }
-    for (int i = 0; i < readers.length; i++) {
-      readers[i].ensureOpen();
+    for (int i = 0; i < searchers.length; i++) {
+      searchers[i].ensureOpen();
       total += count(i, node, null);
     }
     return total;
@@ -324,10 +325,11 @@ public final class CompositeReader implements CompositeDatabase {
     long start = System.nanoTime();
     List<dev.mosaic.format.Explanation> children = new java.util.ArrayList<>();
     long total = 0;
-    for (int i = 0; i < readers.length; i++) {
-      readers[i].ensureOpen();
+    for (int i = 0; i < searchers.length; i++) {
+      searchers[i].ensureOpen();
       dev.mosaic.format.Explanation e =
-          readers[i].explain(plan, "partition " + i + " (" + readers[i].source() + ")");
+          searchers[i].explain(
+              plan, "partition " + i + " (" + searchers[i].reader().source() + ")");
       total += e.children().get(0).matches();
       children.add(e);
     }
@@ -341,7 +343,7 @@ public final class CompositeReader implements CompositeDatabase {
             end - partitionsDone,
             List.of()));
     return new dev.mosaic.format.Explanation(
-        "composite of " + readers.length + " partitions; condition matches " + total,
+        "composite of " + searchers.length + " partitions; condition matches " + total,
         emitted,
         end - start,
         children);
@@ -387,20 +389,20 @@ public final class CompositeReader implements CompositeDatabase {
       CompositeDictionary.Walk walk = dictionary.walk(aggregator.condition());
       for (int i = walk.next(); i >= 0; i = walk.next()) {
         if (windowFrom == null) {
-          aggregator.add(readers[i], walk.resolved, i);
+          aggregator.add(searchers[i], walk.resolved, i);
         } else {
-          readers[i].ensureOpen();
-          aggregator.add(readers[i], evaluate(i, aggregator.condition(), walk.resolved), i);
+          searchers[i].ensureOpen();
+          aggregator.add(searchers[i], evaluate(i, aggregator.condition(), walk.resolved), i);
         }
       }
       return aggregator.result();
     }
-    for (int i = 0; i < readers.length; i++) {
+    for (int i = 0; i < searchers.length; i++) {
       if (windowFrom == null) {
-        aggregator.add(readers[i]);
+        aggregator.add(searchers[i]);
       } else {
-        readers[i].ensureOpen();
-        aggregator.addMatches(readers[i], evaluate(i, aggregator.condition(), null));
+        searchers[i].ensureOpen();
+        aggregator.addMatches(searchers[i], evaluate(i, aggregator.condition(), null));
       }
     }
     return aggregator.result();
@@ -418,7 +420,7 @@ public final class CompositeReader implements CompositeDatabase {
    */
   private <T> List<T> perPartition(
       java.util.concurrent.Executor executor, java.util.function.IntFunction<T> work) {
-    int n = readers.length;
+    int n = searchers.length;
     Object[] results = new Object[n];
     int tasks = Math.min(n, MAX_TASKS);
     List<java.util.concurrent.CompletableFuture<Void>> futures = new ArrayList<>(tasks);
@@ -460,7 +462,7 @@ public final class CompositeReader implements CompositeDatabase {
         perPartition(
             executor,
             i -> {
-              readers[i].ensureOpen();
+              searchers[i].ensureOpen();
               return count(i, node, null);
             })) {
       total += c;
@@ -492,13 +494,13 @@ public final class CompositeReader implements CompositeDatabase {
         perPartition(
             executor,
             i -> {
-              readers[i].ensureOpen();
+              searchers[i].ensureOpen();
               return evaluate(i, plan.condition, null);
             });
     long skip = plan.skip;
     long limit = plan.limit;
-    for (int i = 0; i < readers.length && limit > 0; i++) {
-      DatabaseReader r = readers[i];
+    for (int i = 0; i < searchers.length && limit > 0; i++) {
+      PartitionSearcher r = searchers[i];
       Matches m = matches.get(i);
       if (m.kind == Matches.NONE) {
         continue;
@@ -511,7 +513,7 @@ public final class CompositeReader implements CompositeDatabase {
         }
       }
       long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
-      if (emitted == DatabaseReader.STOPPED) {
+      if (emitted == PartitionSearcher.STOPPED) {
         return;
       }
       limit -= emitted;
@@ -594,7 +596,7 @@ public final class CompositeReader implements CompositeDatabase {
         };
     CompositeDictionary.Walk walk = walk(condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
-      DatabaseReader r = readers[i];
+      PartitionSearcher r = searchers[i];
       r.ensureOpen();
       Matches m = evaluate(i, condition, walk.resolved);
       long c = aggregator.add(r, m, i);
@@ -638,11 +640,11 @@ public final class CompositeReader implements CompositeDatabase {
     if (dictionary != null && windowFrom == null && dictionary.count(plan.condition) >= 0) {
       return null; // a known total costs nothing: only the top needs evaluations
     }
-    Matches[] evaluated = new Matches[readers.length];
+    Matches[] evaluated = new Matches[searchers.length];
     long total = 0;
     CompositeDictionary.Walk walk = walk(plan.condition);
     for (int i = walk.next(); i >= 0; i = walk.next()) {
-      DatabaseReader r = readers[i];
+      PartitionSearcher r = searchers[i];
       r.ensureOpen();
       Matches m = evaluate(i, plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
@@ -690,7 +692,7 @@ public final class CompositeReader implements CompositeDatabase {
     ensurePartitionsOpen();
     CompositeDictionary.Walk walk = walk(plan.condition);
     for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
-      DatabaseReader r = readers[i];
+      PartitionSearcher r = searchers[i];
       r.ensureOpen();
       Matches m = evaluate(i, plan.condition, walk.resolved);
       if (m.kind == Matches.NONE) {
@@ -704,7 +706,7 @@ public final class CompositeReader implements CompositeDatabase {
         }
       }
       long emitted = r.emitInDocumentOrder(m, skip, limit, processorOf(i, processor));
-      if (emitted == DatabaseReader.STOPPED) {
+      if (emitted == PartitionSearcher.STOPPED) {
         return;
       }
       limit -= emitted;
@@ -742,7 +744,7 @@ public final class CompositeReader implements CompositeDatabase {
         i >= 0;
         i = evaluated == null ? walk.next() : nextEvaluated(evaluated, i + 1)) {
       Cursor c;
-      DatabaseReader r = readers[i];
+      PartitionSearcher r = searchers[i];
       if (size == k) {
         // Full heap: look at this partition's best document before sorting its candidates.
         r.ensureOpen();
@@ -806,7 +808,7 @@ public final class CompositeReader implements CompositeDatabase {
     java.util.Arrays.sort(sorted, (a, b) -> before(a, b, desc) ? -1 : before(b, a, desc) ? 1 : 0);
     for (int i = plan.skip; i < size; i++) {
       Entry e = sorted[i];
-      if (!emit(e.cursor.partition, e.doc, e.cursor.reader, processor)) {
+      if (!emit(e.cursor.partition, e.doc, e.cursor.reader.database(), processor)) {
         return;
       }
     }
@@ -866,7 +868,7 @@ public final class CompositeReader implements CompositeDatabase {
 
   /** {@link #cursor(int, Plan, int)} with leaf ranks resolved (or null). */
   private Cursor cursor(int i, Plan plan, int k, int[] resolved) {
-    DatabaseReader r = readers[i];
+    PartitionSearcher r = searchers[i];
     r.ensureOpen();
     Matches m = evaluate(i, plan.condition, resolved);
     if (m.kind == Matches.NONE) {
@@ -995,7 +997,7 @@ public final class CompositeReader implements CompositeDatabase {
         skip--;
       } else {
         limit--;
-        if (!processor.process(top.partition, doc, top.reader)) {
+        if (!processor.process(top.partition, doc, top.reader.database())) {
           return;
         }
       }
@@ -1048,7 +1050,7 @@ public final class CompositeReader implements CompositeDatabase {
     int partition;
 
     /** The unit, also what processors receive (a group window's documents are mapped back). */
-    DatabaseReader reader;
+    PartitionSearcher reader;
 
     int[] docs;
     final int[] orderFields;
@@ -1057,7 +1059,7 @@ public final class CompositeReader implements CompositeDatabase {
 
     int position;
 
-    Cursor(int partition, DatabaseReader reader, int[] docs, int[] orderFields) {
+    Cursor(int partition, PartitionSearcher reader, int[] docs, int[] orderFields) {
       this.orderFields = orderFields;
       this.fields = new FieldReader[orderFields.length];
       this.ranks = new int[orderFields.length];
@@ -1065,7 +1067,7 @@ public final class CompositeReader implements CompositeDatabase {
     }
 
     /** Points the cursor at another unit (for a probe that is never kept in a heap). */
-    void retarget(int partition, DatabaseReader reader, int[] docs) {
+    void retarget(int partition, PartitionSearcher reader, int[] docs) {
       this.partition = partition;
       this.reader = reader;
       this.docs = docs;

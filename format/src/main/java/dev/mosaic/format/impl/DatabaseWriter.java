@@ -16,7 +16,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -110,10 +109,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder payloadDictionaryOf(dev.mosaic.format.Database base) {
-    if (!(java.util.Objects.requireNonNull(base, "base") instanceof DatabaseReader reader)) {
-      throw new IllegalArgumentException(
-          "payloadDictionaryOf needs a database file, got " + base.getClass().getSimpleName());
-    }
+    DatabaseReader reader = DatabaseReader.of(java.util.Objects.requireNonNull(base, "base"));
     this.inheritedDictionary = PayloadDictionary.inheritedFrom(reader);
     built = null;
     return this;
@@ -294,7 +290,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private List<Segment> segments() {
     if (built == null) {
       List<Segment> list = new ArrayList<>();
-      list.add(new Segment(KIND_SCHEMA, NO_FIELD, schemaBytes(schema), null));
+      list.add(new Segment(KIND_SCHEMA, NO_FIELD, SchemaCodec.encode(schema), null));
       List<Field> fields = schema.fields();
       blooms.clear();
       for (int i = 0; i < fields.size(); i++) {
@@ -317,30 +313,6 @@ public final class DatabaseWriter implements DatabaseBuilder {
       return FORMAT_VERSION_3;
     }
     return compressedPayloads || bloomFilters ? FORMAT_VERSION_2 : FORMAT_VERSION_1;
-  }
-
-  static ByteSink schemaBytes(Schema schema) {
-    ByteSink sink = new ByteSink(64);
-    sink.putInt(schema.version());
-    byte[] payloadType = schema.payloadType().getBytes(StandardCharsets.UTF_8);
-    checkShortString("payload type", payloadType);
-    sink.putShort(payloadType.length).putBytes(payloadType);
-    sink.putInt(schema.fields().size());
-    for (Field f : schema.fields()) {
-      byte[] name = f.name().getBytes(StandardCharsets.UTF_8);
-      checkShortString("field name", name);
-      sink.putShort(name.length)
-          .putBytes(name)
-          .putByte(typeCode(f.type()))
-          .putByte(roleCode(f.role()));
-    }
-    return sink;
-  }
-
-  private static void checkShortString(String what, byte[] utf8) {
-    if (utf8.length > 0xFFFF) {
-      throw new IllegalArgumentException(what + " longer than 65535 UTF-8 bytes");
-    }
   }
 
   private Segment payloadSegment() {

@@ -79,19 +79,18 @@ public final class PartitionMerge {
         if (input instanceof Path path) {
           db = Database.open(path, options.verifyChecksums());
           opened.add(db);
+        } else if (input instanceof Database database) {
+          db = database;
         } else {
-          db = (Database) input;
-        }
-        if (!(db instanceof DatabaseReader reader)) {
           throw new IllegalArgumentException(
               "input "
                   + readers.size()
                   + " ("
-                  + db
-                  + ") is not a partition database read by this library; composites and wrappers"
+                  + input
+                  + ") is not a partition database read by this library; composites"
                   + " cannot be merged");
         }
-        readers.add(reader);
+        readers.add(DatabaseReader.of(db));
       }
       return new PartitionMerge.Run(readers, output, options).run(started);
     } finally {
@@ -158,8 +157,7 @@ public final class PartitionMerge {
     DatabaseMerger.Summary run(long started) throws IOException {
       List<DatabaseWriter.Segment> segments = new ArrayList<>();
       segments.add(
-          new DatabaseWriter.Segment(
-              KIND_SCHEMA, NO_FIELD, DatabaseWriter.schemaBytes(schema), null));
+          new DatabaseWriter.Segment(KIND_SCHEMA, NO_FIELD, SchemaCodec.encode(schema), null));
       List<Field> fields = schema.fields();
       List<DatabaseWriter.Segment> blooms = new ArrayList<>();
       List<String> bloomNames = new ArrayList<>();

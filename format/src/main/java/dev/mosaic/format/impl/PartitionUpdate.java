@@ -45,24 +45,18 @@ public final class PartitionUpdate {
   public static final int ADDED = Integer.MIN_VALUE;
 
   /**
-   * The base of an update as a partition read by this library.
+   * The base of an update (every {@link Database} is a partition read by this library).
    *
-   * @throws IllegalArgumentException when {@code base} is a composite or a wrapper
    * @throws IllegalStateException when it is closed
    */
   public static Database checkBase(Database base) {
-    if (!(base instanceof DatabaseReader reader)) {
-      throw new IllegalArgumentException(
-          "the base of an update must be a single partition database read by this library, got "
-              + base);
-    }
-    reader.ensureOpen();
-    return reader;
+    DatabaseReader.of(base).ensureOpen();
+    return base;
   }
 
   /** Number of documents of a base checked by {@link #checkBase}. */
   public static int documents(Database base) {
-    return ((DatabaseReader) base).documents();
+    return DatabaseReader.of(base).documents();
   }
 
   /**
@@ -86,7 +80,7 @@ public final class PartitionUpdate {
       DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
       return DurableFiles.writeChannel(output, Replace.EXISTING, sync(fsync), writer::writeTo);
     }
-    DatabaseReader reader = (DatabaseReader) base;
+    DatabaseReader reader = DatabaseReader.of(base);
     reader.ensureOpen();
     Run run = new Run(schema, reader, order, count, added);
     List<DatabaseWriter.Segment> segments = run.segments();
@@ -122,9 +116,7 @@ public final class PartitionUpdate {
 
     List<DatabaseWriter.Segment> segments() throws IOException {
       List<DatabaseWriter.Segment> list = new ArrayList<>();
-      list.add(
-          new DatabaseWriter.Segment(
-              KIND_SCHEMA, NO_FIELD, DatabaseWriter.schemaBytes(schema), null));
+      list.add(new DatabaseWriter.Segment(KIND_SCHEMA, NO_FIELD, SchemaCodec.encode(schema), null));
       List<DatabaseWriter.Segment> blooms = new ArrayList<>();
       List<Field> fields = schema.fields();
       for (int i = 0; i < fields.size(); i++) {
