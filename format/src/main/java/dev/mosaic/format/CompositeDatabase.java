@@ -20,8 +20,7 @@ public interface CompositeDatabase extends Searchable {
    * opened ({@link Database#open}, {@link Database#map} or {@link Database#fromBytes}): a composite
    * reads its partitions directly.
    *
-   * @throws IllegalArgumentException naming the first partition whose schema differs, or a
-   *     partition of another {@link Database} implementation
+   * @throws IllegalArgumentException naming the first partition whose schema differs
    */
   static CompositeDatabase of(Schema schema, List<? extends Database> partitions) {
     return new CompositeReader(schema, partitions);

@@ -1,6 +1,6 @@
 package dev.mosaic.format;
 
-import dev.mosaic.format.impl.DatabaseReader;
+import dev.mosaic.format.impl.DatabaseOpener;
 import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -14,20 +14,23 @@ import java.nio.file.Path;
  * after the owning {@link Arena} is closed, for {@link #map(Path, Arena, boolean)}) every access,
  * including payload views handed out earlier, throws {@link IllegalStateException}; it never
  * crashes the JVM.
+ *
+ * <p>Sealed: every database is one the format opened ({@link #open}, {@link #map} or {@link
+ * #fromBytes}), so a {@link CompositeDatabase} can read its partitions directly.
  */
-public interface Database extends Searchable, Closeable {
+public sealed interface Database extends Searchable, Closeable permits PartitionDatabase {
 
   /**
    * Maps a file with its own shared arena; {@link #close()} unmaps it. Checks structure but not the
    * checksum (verify once, when a file arrives: {@link #verify(Path)}).
    */
   static Database open(Path file) throws IOException {
-    return DatabaseReader.open(file, false);
+    return new PartitionDatabase(DatabaseOpener.open(file, false));
   }
 
   /** As {@link #open(Path)}, also verifying the whole-file checksum when asked. */
   static Database open(Path file, boolean verifyChecksum) throws IOException {
-    return DatabaseReader.open(file, verifyChecksum);
+    return new PartitionDatabase(DatabaseOpener.open(file, verifyChecksum));
   }
 
   /**
@@ -35,7 +38,7 @@ public interface Database extends Searchable, Closeable {
    * unmaps them all). {@link #close()} on the result does not unmap; closing the arena does.
    */
   static Database map(Path file, Arena arena, boolean verifyChecksum) throws IOException {
-    return DatabaseReader.map(file, arena, verifyChecksum);
+    return new PartitionDatabase(DatabaseOpener.map(file, arena, verifyChecksum));
   }
 
   /**
@@ -44,7 +47,7 @@ public interface Database extends Searchable, Closeable {
    * handed out earlier stay readable (the array belongs to the caller).
    */
   static Database fromBytes(byte[] bytes) throws CorruptDatabaseException {
-    return DatabaseReader.fromBytes(bytes);
+    return new PartitionDatabase(DatabaseOpener.fromBytes(bytes));
   }
 
   /**
@@ -54,7 +57,7 @@ public interface Database extends Searchable, Closeable {
    * @throws CorruptDatabaseException naming the file, the segment and the offset of the problem
    */
   static Schema verify(Path file) throws IOException {
-    return DatabaseReader.verify(file);
+    return DatabaseOpener.verify(file);
   }
 
   /**
@@ -99,12 +102,10 @@ public interface Database extends Searchable, Closeable {
   }
 
   /**
-   * The layout of the partition file (segments, payload storage, Bloom filters), or empty for a
-   * database not read by the format itself (a wrapper, say).
+   * The layout of the partition file (segments, payload storage, Bloom filters); present for every
+   * database, all being read by the format.
    */
-  default java.util.Optional<FileLayout> layout() {
-    return java.util.Optional.empty();
-  }
+  java.util.Optional<FileLayout> layout();
 
   /** Size of the underlying file or buffer, in bytes. */
   long sizeInBytes();

@@ -46,9 +46,6 @@ public interface DatabaseBuilder {
    * when {@code base} stores its payloads as zstd blocks with one dictionary (otherwise a
    * dictionary is trained as usual). This is the dictionary {@link DatabaseUpdate#on(Database)}
    * keeps so that it can copy the base's blocks, so this build writes the bytes of that update.
-   *
-   * @throws IllegalArgumentException when {@code base} is not a database file (a composite or
-   *     wrapper)
    */
   DatabaseBuilder payloadDictionaryOf(Database base);
 

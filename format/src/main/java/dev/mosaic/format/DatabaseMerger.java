@@ -35,9 +35,9 @@ import java.util.Set;
  *
  * <p>Thread safety: immutable; {@link #merge()} may run on any thread, but two merges to the same
  * output race (the second fails, the output already existing). NOTE: {@link Database} inputs must
- * stay open during {@link #merge()} and must be single partition files read by this library (not
- * composites or wrappers); path inputs are opened (checksum verified by default) and closed by the
- * merge.
+ * stay open during {@link #merge()} and are partitions (every {@link Database} is one the format
+ * read; composites are not inputs); path inputs are opened (checksum verified by default) and
+ * closed by the merge.
  */
 public final class DatabaseMerger {
   /** Target size of the LZ4 payload blocks a merge compresses, unless configured otherwise. */

@@ -56,7 +56,6 @@ public final class DatabaseUpdate {
    * An update on top of {@code base}, a single open partition database read by this library (stays
    * open, not closed by the update). The result uses the base's schema.
    *
-   * @throws IllegalArgumentException when {@code base} is a composite or a wrapper
    * @throws IllegalStateException when {@code base} is closed
    */
   public static DatabaseUpdate on(Database base) {

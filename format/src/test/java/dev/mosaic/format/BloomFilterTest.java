@@ -33,19 +33,18 @@ class BloomFilterTest {
 
   @Test
   void highCardinalityFieldsGetAFilterAutomaticallyAndLowCardinalityOnesDoNot() throws Exception {
-    DatabaseReader db = (DatabaseReader) Database.fromBytes(partition(0, 1000).toByteArray());
+    DatabaseReader db = DatabaseReader.of(Database.fromBytes(partition(0, 1000).toByteArray()));
     assertThat(db.formatVersion()).isEqualTo(2);
     assertThat(db.hasBloomFilter("id")).isTrue();
     assertThat(db.hasBloomFilter("color")).isFalse();
     DatabaseReader off =
-        (DatabaseReader)
-            Database.fromBytes(partition(0, 1000).autoBloomFilters(false).toByteArray());
+        DatabaseReader.of(
+            Database.fromBytes(partition(0, 1000).autoBloomFilters(false).toByteArray()));
     assertThat(off.hasBloomFilter("id")).isFalse();
-    DatabaseReader forced =
-        (DatabaseReader)
-            Database.fromBytes(
-                partition(0, 10).autoBloomFilters(false).bloomFilter("color").toByteArray());
-    assertThat(forced.hasBloomFilter("color")).isTrue();
+    Database forced =
+        Database.fromBytes(
+            partition(0, 10).autoBloomFilters(false).bloomFilter("color").toByteArray());
+    assertThat(DatabaseReader.of(forced).hasBloomFilter("color")).isTrue();
     assertThat(forced.count(Query.where(eq("color", "c3")))).isEqualTo(2);
     assertThatThrownBy(() -> partition(0, 1).bloomFilter("nope"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -56,7 +55,7 @@ class BloomFilterTest {
   void filtersNeverRejectAPresentValueAndRejectMostAbsentOnes() throws Exception {
     Random random = new Random(SEED);
     int n = 2000 + random.nextInt(3000);
-    DatabaseReader db = (DatabaseReader) Database.fromBytes(partition(0, n).toByteArray());
+    DatabaseReader db = DatabaseReader.of(Database.fromBytes(partition(0, n).toByteArray()));
     for (int i = 0; i < n; i++) {
       assertThat(db.mightContain("id", "id-" + i)).as("id-%d seed %d", i, SEED).isTrue();
     }

@@ -90,21 +90,21 @@ class PayloadCompressionTest {
   void autoCompressesTextButKeepsRandomBytesRawAsVersion1() throws Exception {
     Random random = new Random(SEED);
     DatabaseReader text =
-        (DatabaseReader) Database.fromBytes(builder(documents(random, 500, true)).toByteArray());
+        DatabaseReader.of(Database.fromBytes(builder(documents(random, 500, true)).toByteArray()));
     assertThat(text.payloadsCompressed()).as("seed %d", SEED).isTrue();
     assertThat(text.formatVersion()).isEqualTo(3);
     assertThat(text.payloadBytesStored()).isLessThan(text.payloadBytesUncompressed() * 9 / 10);
 
     DatabaseReader noise =
-        (DatabaseReader) Database.fromBytes(builder(documents(random, 500, false)).toByteArray());
+        DatabaseReader.of(Database.fromBytes(builder(documents(random, 500, false)).toByteArray()));
     assertThat(noise.payloadsCompressed()).as("seed %d", SEED).isFalse();
     assertThat(noise.formatVersion()).isEqualTo(1);
 
     List<Document> docs = documents(random, 100, true);
     DatabaseReader never =
-        (DatabaseReader)
+        DatabaseReader.of(
             Database.fromBytes(
-                builder(docs).payloadCompression(PayloadCompression.NONE).toByteArray());
+                builder(docs).payloadCompression(PayloadCompression.NONE).toByteArray()));
     assertThat(never.payloadsCompressed()).isFalse();
     assertThat(never.formatVersion()).isEqualTo(1);
   }
@@ -190,7 +190,7 @@ class PayloadCompressionTest {
         .isEqualTo(HexFormat.of().formatHex(expected));
     Database db = Database.fromBytes(expected);
     assertThat(db.formatVersion()).isEqualTo(2);
-    assertThat(((DatabaseReader) db).payloadBlockCount()).isGreaterThan(1);
+    assertThat(DatabaseReader.of(db).payloadBlockCount()).isGreaterThan(1);
     List<Document> docs = GoldenFileTest.goldenDocuments();
     for (int d = 0; d < docs.size(); d++) {
       assertThat(db.payloadBytes(d)).isEqualTo(docs.get(d).payload());
@@ -207,7 +207,7 @@ class PayloadCompressionTest {
       old = in.readAllBytes();
     }
     Database db = Database.fromBytes(old);
-    assertThat(((DatabaseReader) db).payloadBlockCount()).isGreaterThan(1);
+    assertThat(DatabaseReader.of(db).payloadBlockCount()).isGreaterThan(1);
     List<Document> docs = GoldenFileTest.goldenDocuments();
     for (int d = 0; d < docs.size(); d++) {
       assertThat(db.payloadBytes(d)).isEqualTo(docs.get(d).payload());

@@ -112,10 +112,7 @@ public class FormatV2Benchmark {
         db = Database.fromBytes(b.toByteArray());
       }
       bytes += db.sizeInBytes();
-      stored +=
-          db instanceof dev.mosaic.format.impl.DatabaseReader r
-              ? r.payloadBytesStored()
-              : db.sizeInBytes();
+      stored += db.layout().orElseThrow().payloadBytesStored();
       dbs.add(db);
     }
     composite = CompositeDatabase.of(CarsSchema.SCHEMA, dbs);

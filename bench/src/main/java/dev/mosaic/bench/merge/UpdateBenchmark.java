@@ -218,9 +218,9 @@ public final class UpdateBenchmark implements Callable<Integer> {
       for (Path f : files) {
         Database db = Database.open(f, false);
         open.add(db);
-        var reader = (dev.mosaic.format.impl.DatabaseReader) db;
-        blocks += reader.payloadBlockCount();
-        raw += reader.payloadBytesUncompressed();
+        var layout = db.layout().orElseThrow();
+        blocks += layout.payloadBlockCount();
+        raw += layout.payloadBytesUncompressed();
       }
       Random random = new Random(7);
       int fetches = 200_000;

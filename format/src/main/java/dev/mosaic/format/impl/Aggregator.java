@@ -125,19 +125,19 @@ final class Aggregator {
     }
   }
 
-  /** The compiled condition, whose leaf slots {@link #add(DatabaseReader, int[])} resolves. */
+  /** The compiled condition, whose leaf slots {@link #add(PartitionSearcher, int[])} resolves. */
   Plan.Node condition() {
     return condition;
   }
 
   /** Adds one partition. */
-  void add(DatabaseReader db) {
+  void add(PartitionSearcher db) {
     add(db, null);
   }
 
   /**
    * Counts the TOP/ALL facets through the composite's value dictionaries (those it has); then every
-   * partition must be added with {@link #add(DatabaseReader, int[], int)}.
+   * partition must be added with {@link #add(PartitionSearcher, int[], int)}.
    */
   void useDictionaries(CompositeDictionary dictionary) {
     for (int i = 0; i < facetFields.length; i++) {
@@ -151,8 +151,8 @@ final class Aggregator {
     }
   }
 
-  /** {@link #add(DatabaseReader, int[])} of the composite's partition {@code partition}. */
-  void add(DatabaseReader db, int[] resolved, int partition) {
+  /** {@link #add(PartitionSearcher, int[])} of the composite's partition {@code partition}. */
+  void add(PartitionSearcher db, int[] resolved, int partition) {
     this.partition = partition;
     add(db, resolved);
   }
@@ -161,7 +161,7 @@ final class Aggregator {
    * Adds one partition whose condition leaves are already resolved to ranks (by a composite
    * dictionary walk over {@link #condition()}); {@code null} resolves them in the partition.
    */
-  void add(DatabaseReader db, int[] resolved) {
+  void add(PartitionSearcher db, int[] resolved) {
     db.ensureOpen();
     addMatches(db, db.evaluate(condition, resolved));
   }
@@ -170,7 +170,7 @@ final class Aggregator {
    * Adds the matches of {@link #condition()} in the composite's partition {@code partition},
    * evaluated by the caller (who may use them again: they are only read); returns their count.
    */
-  long add(DatabaseReader db, Matches m, int partition) {
+  long add(PartitionSearcher db, Matches m, int partition) {
     this.partition = partition;
     return addMatches(db, m);
   }
@@ -179,7 +179,7 @@ final class Aggregator {
    * Adds the documents {@code m} of one partition (or of a window of a group of partitions);
    * returns their count.
    */
-  long addMatches(DatabaseReader db, Matches m) {
+  long addMatches(PartitionSearcher db, Matches m) {
     if (m.kind == Matches.NONE) {
       return 0;
     }
@@ -202,7 +202,7 @@ final class Aggregator {
   }
 
   private void facet(
-      int i, DatabaseReader db, FieldReader f, Matches m, long[] filter, long matches) {
+      int i, PartitionSearcher db, FieldReader f, Matches m, long[] filter, long matches) {
     if (facetKeys[i] != null) {
       ways[Way.GIVEN_VALUES.ordinal()]++;
       Key[] keys = facetKeys[i];
@@ -364,7 +364,7 @@ final class Aggregator {
   }
 
   private void stats(
-      int i, DatabaseReader db, FieldReader f, Matches m, long[] filter, long matches) {
+      int i, PartitionSearcher db, FieldReader f, Matches m, long[] filter, long matches) {
     statsCounts[i] += matches;
     int values = f.valueCount;
     int lo;

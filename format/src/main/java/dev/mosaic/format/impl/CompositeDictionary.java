@@ -691,7 +691,7 @@ final class CompositeDictionary {
   /**
    * Visits, in ascending order, the partitions that can match a condition and, for each, fills
    * {@link #resolved} (indexed by leaf slot) with the ranks of the condition's {@code eq}/{@code
-   * in} values in that partition ({@link DatabaseReader#UNRESOLVED} for leaves without a
+   * in} values in that partition ({@link PartitionSearcher#UNRESOLVED} for leaves without a
    * dictionary). Not thread safe: one per query.
    */
   static final class Walk {
@@ -716,7 +716,7 @@ final class CompositeDictionary {
     private Walk(CompositeDictionary dictionary, Plan.Node node, int partitionCount) {
       this.partitionCount = partitionCount;
       this.resolved = new int[Plan.slotCount(node)];
-      Arrays.fill(resolved, DatabaseReader.UNRESOLVED);
+      Arrays.fill(resolved, PartitionSearcher.UNRESOLVED);
       this.candidates = dictionary == null ? null : dictionary.resolve(node, this);
       this.cursors = new int[leaves];
     }

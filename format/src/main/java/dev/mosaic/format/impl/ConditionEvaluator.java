@@ -33,8 +33,8 @@ final class ConditionEvaluator {
   /**
    * Evaluates a condition. {@code resolved}, when not null, holds per leaf slot ({@link
    * Plan.Eq#slot()}) the value's rank in this partition as found by a composite-level dictionary: a
-   * rank, -1 when the partition lacks the value, or {@link DatabaseReader#UNRESOLVED} to search the
-   * value set.
+   * rank, -1 when the partition lacks the value, or {@link PartitionSearcher#UNRESOLVED} to search
+   * the value set.
    */
   Matches evaluate(Plan.Node node, int[] resolved) {
     return switch (node) {
@@ -43,7 +43,7 @@ final class ConditionEvaluator {
         int i;
         if (resolved != null
             && eq.slot() >= 0
-            && resolved[eq.slot()] != DatabaseReader.UNRESOLVED) {
+            && resolved[eq.slot()] != PartitionSearcher.UNRESOLVED) {
           i = resolved[eq.slot()];
         } else {
           BloomFilter bloom = blooms[eq.field()];
@@ -64,7 +64,7 @@ final class ConditionEvaluator {
           int i;
           if (resolved != null
               && in.slot() >= 0
-              && resolved[in.slot() + k] != DatabaseReader.UNRESOLVED) {
+              && resolved[in.slot() + k] != PartitionSearcher.UNRESOLVED) {
             i = resolved[in.slot() + k];
           } else {
             if (bloom != null && !bloom.mightContain(keys[k].hash())) {

@@ -24,7 +24,8 @@ final class Ordering {
   private static final int MAX_RETAINED_GROUP = 1 << 16;
 
   /** The first {@code min(k, |m|)} matching documents in order. */
-  static int[] top(DatabaseReader db, Matches m, int[] orderFields, boolean[] descending, int k) {
+  static int[] top(
+      PartitionSearcher db, Matches m, int[] orderFields, boolean[] descending, int k) {
     FieldReader first = db.field(orderFields[0]);
     if (first.postings >= 0 && k < db.documents()) {
       long matches = db.count(m);
@@ -41,7 +42,7 @@ final class Ordering {
    * ids), ordering a value's group by the remaining keys; stops once {@code k} are found.
    */
   private static int[] walk(
-      DatabaseReader db,
+      PartitionSearcher db,
       Matches m,
       FieldReader first,
       int[] orderFields,
@@ -84,7 +85,7 @@ final class Ordering {
 
   /** Sorts {@code ids} (ascending document ids) by the keys and returns the first k. */
   private static int[] sort(
-      DatabaseReader db, int[] ids, int[] orderFields, boolean[] descending, int k) {
+      PartitionSearcher db, int[] ids, int[] orderFields, boolean[] descending, int k) {
     int n = ids.length;
     if (n == 0 || k == 0) {
       return new int[0];

@@ -10,11 +10,11 @@ import dev.mosaic.format.query.Query;
  * <p>Thread safety: immutable; one per call.
  */
 final class PartitionExplainer {
-  private final DatabaseReader db;
+  private final PartitionSearcher db;
   private final Schema schema;
   private final BloomFilter[] blooms;
 
-  PartitionExplainer(DatabaseReader db, Schema schema, BloomFilter[] blooms) {
+  PartitionExplainer(PartitionSearcher db, Schema schema, BloomFilter[] blooms) {
     this.db = db;
     this.schema = schema;
     this.blooms = blooms;

@@ -31,9 +31,9 @@ import java.util.Set;
  * values and, per input, a map from its value ranks to merged ranks; postings are concatenated in
  * input order with ids shifted by each input's first merged id (so they stay ascending), per-value
  * counts are summed, and the document-to-rank index is remapped. The field segment is then encoded
- * by {@link DatabaseWriter#encodeField}, so the bytes are the writer's for the same content. The
- * payload segment is streamed: raw input payloads are copied, LZ4 blocks are copied as stored (or
- * re-blocked), and the header tables are rebased.
+ * by {@link FieldSegmentEncoder#encodeField}, so the bytes are the writer's for the same content.
+ * The payload segment is streamed: raw input payloads are copied, LZ4 blocks are copied as stored
+ * (or re-blocked), and the header tables are rebased.
  *
  * <p>Thread safety: stateless; each call works on its own objects.
  */
@@ -79,19 +79,18 @@ public final class PartitionMerge {
         if (input instanceof Path path) {
           db = Database.open(path, options.verifyChecksums());
           opened.add(db);
+        } else if (input instanceof Database database) {
+          db = database;
         } else {
-          db = (Database) input;
-        }
-        if (!(db instanceof DatabaseReader reader)) {
           throw new IllegalArgumentException(
               "input "
                   + readers.size()
                   + " ("
-                  + db
-                  + ") is not a partition database read by this library; composites and wrappers"
+                  + input
+                  + ") is not a partition database read by this library; composites"
                   + " cannot be merged");
         }
-        readers.add(reader);
+        readers.add(DatabaseReader.of(db));
       }
       return new PartitionMerge.Run(readers, output, options).run(started);
     } finally {
@@ -156,19 +155,18 @@ public final class PartitionMerge {
     }
 
     DatabaseMerger.Summary run(long started) throws IOException {
-      List<DatabaseWriter.Segment> segments = new ArrayList<>();
+      List<SegmentFile.Segment> segments = new ArrayList<>();
       segments.add(
-          new DatabaseWriter.Segment(
-              KIND_SCHEMA, NO_FIELD, DatabaseWriter.schemaBytes(schema), null));
+          new SegmentFile.Segment(KIND_SCHEMA, NO_FIELD, SchemaCodec.encode(schema), null));
       List<Field> fields = schema.fields();
-      List<DatabaseWriter.Segment> blooms = new ArrayList<>();
+      List<SegmentFile.Segment> blooms = new ArrayList<>();
       List<String> bloomNames = new ArrayList<>();
       try {
         for (int i = 0; i < fields.size(); i++) {
           Field field = fields.get(i);
           byte[][] sorted = mergeField(i, field, segments);
           if (wantsBloom(field, sorted.length)) {
-            blooms.add(new DatabaseWriter.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
+            blooms.add(new SegmentFile.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
             bloomNames.add(field.name());
           }
         }
@@ -176,8 +174,7 @@ public final class PartitionMerge {
         segments.add(payload.segment());
         segments.addAll(blooms);
         int version =
-            DatabaseWriter.formatVersion(
-                payload.compressed, payload.tables.zstd(), !blooms.isEmpty());
+            SegmentFile.formatVersion(payload.compressed, payload.tables.zstd(), !blooms.isEmpty());
         long size = write(segments, version);
         return new DatabaseMerger.Summary(
             output,
@@ -207,14 +204,14 @@ public final class PartitionMerge {
     }
 
     /** Writes to a temporary file beside the output, then renames it; returns the size. */
-    long write(List<DatabaseWriter.Segment> segments, int version) throws IOException {
+    long write(List<SegmentFile.Segment> segments, int version) throws IOException {
       return DurableFiles.writeChannel(
           output,
           Replace.NEVER,
           FileSync.FORCE,
           ch -> {
-            DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
-            DatabaseWriter.writeFile(out, version, schema, documents, segments);
+            SegmentFile.Output out = new SegmentFile.Output(ch);
+            SegmentFile.write(out, version, schema, documents, segments);
             out.finish();
           });
     }
@@ -222,7 +219,7 @@ public final class PartitionMerge {
     // ----- fields --------------------------------------------------------------------------------
 
     /** Adds the merged field segment to {@code segments}; returns the merged sorted values. */
-    byte[][] mergeField(int index, Field field, List<DatabaseWriter.Segment> segments) {
+    byte[][] mergeField(int index, Field field, List<SegmentFile.Segment> segments) {
       int k = inputs.size();
       FieldReader[] readers = new FieldReader[k];
       int[][] rankMap = new int[k][];
@@ -312,8 +309,9 @@ public final class PartitionMerge {
         }
       }
       ByteSink sink =
-          DatabaseWriter.encodeField(field, documents, sorted, singleValued, prefix, ids, docRanks);
-      segments.add(new DatabaseWriter.Segment(kindOf(field.role()), index, sink, null));
+          FieldSegmentEncoder.encodeField(
+              field, documents, sorted, singleValued, prefix, ids, docRanks);
+      segments.add(new SegmentFile.Segment(kindOf(field.role()), index, sink, null));
       return sorted;
     }
 
@@ -513,7 +511,7 @@ public final class PartitionMerge {
         this.trained = trained;
       }
 
-      DatabaseWriter.Segment segment() {
+      SegmentFile.Segment segment() {
         int blocks = firstDocs.size();
         ByteSink head =
             new ByteSink(
@@ -540,8 +538,8 @@ public final class PartitionMerge {
           tables.putTables(head, documents, firstDocs, blockLengths::getLong);
         }
         long bodyLength = length - head.size();
-        DatabaseWriter.Segment segment =
-            new DatabaseWriter.Segment(
+        SegmentFile.Segment segment =
+            new SegmentFile.Segment(
                 KIND_PAYLOAD,
                 NO_FIELD,
                 head,
@@ -560,7 +558,7 @@ public final class PartitionMerge {
         }
       }
 
-      private void writeBlocks(DatabaseWriter.Output out) throws IOException {
+      private void writeBlocks(SegmentFile.Output out) throws IOException {
         blocks(
             new BlockSink() {
               int block;
@@ -647,7 +645,7 @@ public final class PartitionMerge {
         }
       }
 
-      private void writeRaw(DatabaseWriter.Output out) throws IOException {
+      private void writeRaw(SegmentFile.Output out) throws IOException {
         for (DatabaseReader input : inputs) {
           PayloadBlocks b = input.payloadBlocks();
           if (b == null) {

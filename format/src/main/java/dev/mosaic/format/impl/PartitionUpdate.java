@@ -45,24 +45,18 @@ public final class PartitionUpdate {
   public static final int ADDED = Integer.MIN_VALUE;
 
   /**
-   * The base of an update as a partition read by this library.
+   * The base of an update (every {@link Database} is a partition read by this library).
    *
-   * @throws IllegalArgumentException when {@code base} is a composite or a wrapper
    * @throws IllegalStateException when it is closed
    */
   public static Database checkBase(Database base) {
-    if (!(base instanceof DatabaseReader reader)) {
-      throw new IllegalArgumentException(
-          "the base of an update must be a single partition database read by this library, got "
-              + base);
-    }
-    reader.ensureOpen();
-    return reader;
+    DatabaseReader.of(base).ensureOpen();
+    return base;
   }
 
   /** Number of documents of a base checked by {@link #checkBase}. */
   public static int documents(Database base) {
-    return ((DatabaseReader) base).documents();
+    return DatabaseReader.of(base).documents();
   }
 
   /**
@@ -86,17 +80,17 @@ public final class PartitionUpdate {
       DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
       return DurableFiles.writeChannel(output, Replace.EXISTING, sync(fsync), writer::writeTo);
     }
-    DatabaseReader reader = (DatabaseReader) base;
+    DatabaseReader reader = DatabaseReader.of(base);
     reader.ensureOpen();
     Run run = new Run(schema, reader, order, count, added);
-    List<DatabaseWriter.Segment> segments = run.segments();
+    List<SegmentFile.Segment> segments = run.segments();
     return DurableFiles.writeChannel(
         output,
         Replace.EXISTING,
         sync(fsync),
         ch -> {
-          DatabaseWriter.Output out = new DatabaseWriter.Output(ch);
-          DatabaseWriter.writeFile(out, run.version, schema, count, segments);
+          SegmentFile.Output out = new SegmentFile.Output(ch);
+          SegmentFile.write(out, run.version, schema, count, segments);
           out.finish();
         });
   }
@@ -120,12 +114,10 @@ public final class PartitionUpdate {
       this.addedSource = DocumentSource.of(schema, added);
     }
 
-    List<DatabaseWriter.Segment> segments() throws IOException {
-      List<DatabaseWriter.Segment> list = new ArrayList<>();
-      list.add(
-          new DatabaseWriter.Segment(
-              KIND_SCHEMA, NO_FIELD, DatabaseWriter.schemaBytes(schema), null));
-      List<DatabaseWriter.Segment> blooms = new ArrayList<>();
+    List<SegmentFile.Segment> segments() throws IOException {
+      List<SegmentFile.Segment> list = new ArrayList<>();
+      list.add(new SegmentFile.Segment(KIND_SCHEMA, NO_FIELD, SchemaCodec.encode(schema), null));
+      List<SegmentFile.Segment> blooms = new ArrayList<>();
       List<Field> fields = schema.fields();
       for (int i = 0; i < fields.size(); i++) {
         Field field = fields.get(i);
@@ -135,7 +127,7 @@ public final class PartitionUpdate {
           Postings postings = postings(i, field);
           sorted = postings.sorted;
           segment =
-              DatabaseWriter.encodeField(
+              FieldSegmentEncoder.encodeField(
                   field,
                   n,
                   sorted,
@@ -144,19 +136,19 @@ public final class PartitionUpdate {
                   postings.ids,
                   postings.docRanks);
         } else {
-          DatabaseWriter.FieldRanks ranks = ranks(i, field);
+          FieldRanks ranks = ranks(i, field);
           sorted = ranks.sorted();
-          segment = DatabaseWriter.encodeRanks(field, n, ranks);
+          segment = FieldSegmentEncoder.encodeRanks(field, n, ranks);
         }
-        list.add(new DatabaseWriter.Segment(kindOf(field.role()), i, segment, null));
+        list.add(new SegmentFile.Segment(kindOf(field.role()), i, segment, null));
         if (field.role().isFilterable() && DatabaseWriter.autoBloomApplies(n, sorted.length)) {
-          blooms.add(new DatabaseWriter.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
+          blooms.add(new SegmentFile.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
         }
       }
-      DatabaseWriter.Segment payload = new Payloads().segment();
+      SegmentFile.Segment payload = new Payloads().segment();
       list.add(payload);
       list.addAll(blooms);
-      version = DatabaseWriter.formatVersion(payload.compressed, payload.zstd, !blooms.isEmpty());
+      version = SegmentFile.formatVersion(payload.compressed, payload.zstd, !blooms.isEmpty());
       return list;
     }
 
@@ -200,8 +192,7 @@ public final class PartitionUpdate {
      * straight into the postings; base values no kept document has are left out.
      */
     Postings postings(int index, Field field) {
-      DatabaseWriter.FieldRanks fresh =
-          DatabaseWriter.FieldRanks.of(addedSource, index, field.name());
+      FieldRanks fresh = FieldRanks.of(addedSource, index, field.name());
       byte[][] freshSorted = fresh.sorted();
       int[] freshStart = fresh.start();
       int[] freshRanks = fresh.ranks();
@@ -406,9 +397,8 @@ public final class PartitionUpdate {
     }
 
     /** The output's content of one field in rank terms. */
-    DatabaseWriter.FieldRanks ranks(int index, Field field) {
-      DatabaseWriter.FieldRanks fresh =
-          DatabaseWriter.FieldRanks.of(addedSource, index, field.name());
+    FieldRanks ranks(int index, Field field) {
+      FieldRanks fresh = FieldRanks.of(addedSource, index, field.name());
       FieldReader f = base.field(index);
       boolean byIndex = field.role().isSortable();
       int[] baseStart = null;
@@ -500,7 +490,7 @@ public final class PartitionUpdate {
         }
       }
       start[n] = at;
-      return new DatabaseWriter.FieldRanks(sorted, start, ranks, singleValued);
+      return new FieldRanks(sorted, start, ranks, singleValued);
     }
 
     // ----- payloads ------------------------------------------------------------------------------
@@ -524,7 +514,7 @@ public final class PartitionUpdate {
         return e < 0 ? added.get(e & ~ADDED).payload() : base.payloadBytes(e);
       }
 
-      DatabaseWriter.Segment segment() throws IOException {
+      SegmentFile.Segment segment() throws IOException {
         long total = 0;
         for (int p = 0; p < n; p++) {
           total += length(p);
@@ -547,8 +537,8 @@ public final class PartitionUpdate {
         tables.putHeader(head, width, blocks.count(), DatabaseWriter.DEFAULT_BLOCK_SIZE);
         putOffsets(head, width);
         tables.putTables(head, n, blocks.firstDocs, blocks::length);
-        DatabaseWriter.Segment segment =
-            new DatabaseWriter.Segment(
+        SegmentFile.Segment segment =
+            new SegmentFile.Segment(
                 KIND_PAYLOAD,
                 NO_FIELD,
                 head,
@@ -591,11 +581,11 @@ public final class PartitionUpdate {
         }
       }
 
-      private DatabaseWriter.Segment raw(int width, long rawLength) {
+      private SegmentFile.Segment raw(int width, long rawLength) {
         ByteSink head = new ByteSink(8 + (n + 1) * width);
         head.putInt(width).putInt(0);
         putOffsets(head, width);
-        return new DatabaseWriter.Segment(
+        return new SegmentFile.Segment(
             KIND_PAYLOAD,
             NO_FIELD,
             head,

@@ -41,7 +41,7 @@ class AggregatorTest {
   private static final List<Facet> FACETS = List.of(Facet.all("n"), Facet.all("s"));
 
   /** A partition of {@code documents} documents: n = i % nValues, s = "s" + i % sValues, k = i. */
-  private static DatabaseReader partition(int documents, int nValues, int sValues, int offset)
+  private static PartitionSearcher partition(int documents, int nValues, int sValues, int offset)
       throws Exception {
     DatabaseBuilder b = DatabaseBuilder.create(SCHEMA);
     for (int i = 0; i < documents; i++) {
@@ -52,10 +52,10 @@ class AggregatorTest {
               .add("k", i)
               .build());
     }
-    return (DatabaseReader) Database.fromBytes(b.toByteArray());
+    return PartitionSearcher.of(Database.fromBytes(b.toByteArray()));
   }
 
-  private static Aggregator.Way[] waysOfOnePartition(DatabaseReader db, Condition condition) {
+  private static Aggregator.Way[] waysOfOnePartition(PartitionSearcher db, Condition condition) {
     Aggregator a = new Aggregator(SCHEMA, condition, FACETS, List.of());
     a.add(db);
     List<Aggregator.Way> ways = new ArrayList<>();
@@ -70,7 +70,7 @@ class AggregatorTest {
   @Test
   void eachPartitionAndFieldCountsTheWayItsStatisticsMakeCheaper() throws Exception {
     // 1000 documents, 500 distinct n (lists of 2 ids), 2 distinct s (bit sets of 16 words)
-    DatabaseReader many = partition(1000, 500, 2, 0);
+    PartitionSearcher many = partition(1000, 500, 2, 0);
     // every document matches: the stored counts, for both fields
     assertThat(waysOfOnePartition(many, all()))
         .containsExactly(Aggregator.Way.STORED_COUNTS, Aggregator.Way.STORED_COUNTS);
@@ -81,7 +81,7 @@ class AggregatorTest {
 
     // 1000 documents, 2 distinct n: the value walk reads 2 × 16 filter words, fewer than 600
     // matches
-    DatabaseReader few = partition(1000, 2, 2, 0);
+    PartitionSearcher few = partition(1000, 2, 2, 0);
     assertThat(waysOfOnePartition(few, lt("k", 600)))
         .containsExactly(Aggregator.Way.VALUE_WALK, Aggregator.Way.VALUE_WALK);
     // but 20 matches are fewer still: document walk for n
@@ -109,7 +109,7 @@ class AggregatorTest {
       for (int round = 0; round < 20; round++) {
         int documents = 1 + random.nextInt(400);
         int sValues = 1 + random.nextInt(Math.min(documents, 120));
-        DatabaseReader db = partition(documents, 1 + random.nextInt(documents), sValues, 0);
+        PartitionSearcher db = partition(documents, 1 + random.nextInt(documents), sValues, 0);
         int below = random.nextInt(documents + 1);
         Aggregator a = new Aggregator(SCHEMA, lt("k", below), FACETS, List.of());
         a.add(db);
@@ -135,7 +135,7 @@ class AggregatorTest {
     Random random = new Random(SEED);
     try {
       int partitions = 40 + random.nextInt(40);
-      List<DatabaseReader> readers = new ArrayList<>();
+      List<PartitionSearcher> readers = new ArrayList<>();
       int mostDistinct = 0;
       Map<Object, Long> expectedN = new TreeMap<>();
       long expectedCount = 0;
@@ -144,7 +144,7 @@ class AggregatorTest {
         int nValues = 1 + random.nextInt(documents);
         int sValues = 1 + random.nextInt(documents);
         // disjoint values per partition: the composite has far more distinct values than any one
-        DatabaseReader db = partition(documents, nValues, sValues, p * 1000);
+        PartitionSearcher db = partition(documents, nValues, sValues, p * 1000);
         readers.add(db);
         mostDistinct = Math.max(mostDistinct, Math.max(nValues, sValues));
         for (int i = 0; i < documents; i++) {
@@ -156,7 +156,7 @@ class AggregatorTest {
       }
       Condition condition = everyThirdDocument(300);
       Aggregator a = new Aggregator(SCHEMA, condition, FACETS, List.of(Stats.of("n")));
-      for (DatabaseReader db : readers) {
+      for (PartitionSearcher db : readers) {
         a.add(db);
       }
       Aggregation result = a.result();
@@ -175,7 +175,7 @@ class AggregatorTest {
   @Test
   void partitionsWithTheSameValueSetReuseTheirSlotsAndStillCountCorrectly() throws Exception {
     // same values in the same order; then one with a value missing and one with a value added
-    List<DatabaseReader> readers =
+    List<PartitionSearcher> readers =
         List.of(
             partition(100, 7, 5, 0),
             partition(90, 7, 5, 0),

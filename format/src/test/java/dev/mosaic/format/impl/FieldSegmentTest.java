@@ -24,7 +24,7 @@ class FieldSegmentTest {
     for (Object v : values) {
       b.add(Document.builder(schema).add("f", v).build());
     }
-    DatabaseReader db = (DatabaseReader) Database.fromBytes(b.toByteArray());
+    DatabaseReader db = DatabaseReader.of(Database.fromBytes(b.toByteArray()));
     return db.field(0);
   }
 
@@ -143,7 +143,7 @@ class FieldSegmentTest {
     b.add(Document.builder(schema).add("tags", "x").add("tags", "x").add("tags", "y").build());
     b.add(Document.builder(schema).build());
     b.add(Document.builder(schema).add("tags", "y").build());
-    FieldReader f = ((DatabaseReader) Database.fromBytes(b.toByteArray())).field(0);
+    FieldReader f = (DatabaseReader.of(Database.fromBytes(b.toByteArray()))).field(0);
     assertThat(f.singleValued).isFalse();
     assertThat(f.count(f.find(key(FieldType.STRING, "x")))).isEqualTo(1);
     assertThat(f.count(f.find(key(FieldType.STRING, "y")))).isEqualTo(2);

@@ -28,7 +28,7 @@ class LargeFileTest {
   @Test
   void payloadsBeyondTwoGibibytesAreReadInPlace() throws Exception {
     Schema schema = Schema.builder().version(1).build();
-    ByteSink schemaBytes = DatabaseWriter.schemaBytes(schema);
+    ByteSink schemaBytes = SchemaCodec.encode(schema);
     long gap = (1L << 31) + 1000; // first payload: > 2 GiB of zeros (a hole in the file)
     byte[] marker = "beyond two gibibytes".getBytes(StandardCharsets.UTF_8);
     long directoryEnd = HEADER_SIZE + 2L * DIRECTORY_ENTRY_SIZE;

@@ -101,7 +101,7 @@ class PayloadBlockBoundsTest {
     // them over the bound; opening checks every block's claimed size against the bound
     Path file = write(payloads, MAX_PAYLOAD_BLOCK_BYTES / 2, PayloadCompression.LZ4);
     try (Database db = Database.open(file)) {
-      DatabaseReader reader = (DatabaseReader) db;
+      DatabaseReader reader = DatabaseReader.of(db);
       assertThat(reader.payloadsCompressed()).isTrue();
       assertThat(reader.payloadBlockCount()).isGreaterThanOrEqualTo(4); // 48 MiB at most 16 each
       for (int d = 0; d < payloads.size(); d++) {
@@ -115,7 +115,7 @@ class PayloadBlockBoundsTest {
     byte[] big = payload(new Random(3), MAX_PAYLOAD_BLOCK_BYTES + 1);
     Path file = write(List.of(new byte[] {1}, big), 8192, PayloadCompression.LZ4);
     try (Database db = Database.open(file)) {
-      assertThat(((DatabaseReader) db).payloadsCompressed()).isFalse();
+      assertThat(DatabaseReader.of(db).payloadsCompressed()).isFalse();
       assertThat(db.payload(1).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(big);
     }
     assertThatThrownBy(

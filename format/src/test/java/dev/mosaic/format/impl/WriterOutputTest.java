@@ -11,7 +11,7 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link DatabaseWriter.Output} reuses its buffer across the outputs of a thread: each output still
+ * {@link SegmentFile.Output} reuses its buffer across the outputs of a thread: each output still
  * carries exactly its own bytes and checksum, outputs open at once do not share a buffer, and a
  * finished output refuses further writes.
  */
@@ -26,10 +26,10 @@ class WriterOutputTest {
       byte[] second = bytes(random, random.nextInt(200_000));
       ByteArrayOutputStream a = new ByteArrayOutputStream();
       ByteArrayOutputStream b = new ByteArrayOutputStream();
-      DatabaseWriter.Output outA = new DatabaseWriter.Output(Channels.newChannel(a));
+      SegmentFile.Output outA = new SegmentFile.Output(Channels.newChannel(a));
       writeInPieces(outA, first, random);
       // a second output opened while the first is in use
-      DatabaseWriter.Output outB = new DatabaseWriter.Output(Channels.newChannel(b));
+      SegmentFile.Output outB = new SegmentFile.Output(Channels.newChannel(b));
       writeInPieces(outB, second, random);
       outA.finish();
       outB.finish();
@@ -43,8 +43,8 @@ class WriterOutputTest {
 
   @Test
   void aFinishedOutputRefusesWrites() throws Exception {
-    DatabaseWriter.Output out =
-        new DatabaseWriter.Output(Channels.newChannel(new ByteArrayOutputStream()));
+    SegmentFile.Output out =
+        new SegmentFile.Output(Channels.newChannel(new ByteArrayOutputStream()));
     out.write(new byte[] {1, 2, 3}, 0, 3);
     out.finish();
     assertThatThrownBy(() -> out.write(new byte[] {4}, 0, 1))
@@ -54,7 +54,7 @@ class WriterOutputTest {
     assertThatThrownBy(out::finish).isInstanceOf(IllegalStateException.class);
   }
 
-  private static void writeInPieces(DatabaseWriter.Output out, byte[] bytes, Random random)
+  private static void writeInPieces(SegmentFile.Output out, byte[] bytes, Random random)
       throws Exception {
     int at = 0;
     while (at < bytes.length) {

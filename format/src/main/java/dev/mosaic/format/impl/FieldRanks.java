@@ -1,0 +1,180 @@
+package dev.mosaic.format.impl;
+
+import static dev.mosaic.format.impl.FileFormat.*;
+
+import it.unimi.dsi.fastutil.bytes.ByteArrays;
+import it.unimi.dsi.fastutil.objects.Object2IntOpenCustomHashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One field's content in rank terms: the distinct values sorted (a value's index is its rank), and
+ * each document's distinct ranks, ascending, flattened ({@code ranks[start[d], start[d + 1])}).
+ *
+ * @param singleValued true when every document has at most one distinct value
+ */
+record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValued) {
+
+  /**
+   * Builds a field's ranks. When every value of the field has one width of at most 8 bytes (the
+   * numbers, timestamps, booleans; strings that happen to), the values are packed into longs, whose
+   * order is the values' unsigned byte order, and ranked by one primitive sort ({@link #packed});
+   * else {@link #hashed}. Both give the same ranks.
+   */
+  static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
+    FieldRanks packed = packed(source, fieldIndex, name);
+    return packed != null ? packed : hashed(source, fieldIndex, name);
+  }
+
+  /**
+   * Ranks values of one width of at most 8 bytes as longs: each value packed big-endian (sign bit
+   * flipped, so a signed sort is the unsigned byte order) in one pass over the documents, the
+   * packed values sorted once and deduplicated, each value's rank found by binary search.
+   *
+   * @return null when the values differ in width, are wider than 8 bytes, or there are none
+   */
+  static FieldRanks packed(DocumentSource source, int fieldIndex, String name) {
+    int n = source.size();
+    int width = -1;
+    boolean multi = false;
+    long[] keys = new long[Math.max(16, n)];
+    int[] start = new int[n + 1];
+    int used = 0;
+    for (int doc = 0; doc < n; doc++) {
+      start[doc] = used;
+      List<byte[]> values = source.values(doc, fieldIndex);
+      int count = values.size();
+      multi |= count > 1;
+      if (used + count > keys.length) {
+        keys = Arrays.copyOf(keys, grownLength(used, count, keys.length, name));
+      }
+      for (int i = 0; i < count; i++) {
+        byte[] v = values.get(i);
+        if (v.length != width) {
+          if (width >= 0 || v.length > 8) {
+            return null;
+          }
+          width = v.length;
+        }
+        long k = 0;
+        for (int b = 0; b < width; b++) {
+          k = k << 8 | (v[b] & 0xFF);
+        }
+        keys[used++] = k ^ Long.MIN_VALUE;
+      }
+    }
+    if (width < 0) {
+      return null;
+    }
+    start[n] = used;
+    long[] distinct = Arrays.copyOf(keys, used);
+    Arrays.sort(distinct);
+    int m = 0;
+    for (int i = 0; i < used; i++) {
+      if (i == 0 || distinct[i] != distinct[m - 1]) {
+        distinct[m++] = distinct[i];
+      }
+    }
+    byte[][] sorted = new byte[m][];
+    for (int r = 0; r < m; r++) {
+      long k = distinct[r] ^ Long.MIN_VALUE;
+      byte[] v = new byte[width];
+      for (int b = width - 1; b >= 0; b--) {
+        v[b] = (byte) k;
+        k >>>= 8;
+      }
+      sorted[r] = v;
+    }
+    int[] ranks = new int[Math.max(16, used)];
+    for (int i = 0; i < used; i++) {
+      ranks[i] = Arrays.binarySearch(distinct, 0, m, keys[i]);
+    }
+    return compacted(sorted, start, ranks, n, multi);
+  }
+
+  /**
+   * The length an array of {@code length} entries grows to so that it holds {@code used + count}.
+   */
+  private static int grownLength(int used, int count, int length, String name) {
+    long grown = Math.max((long) used + count, length * 2L);
+    if (grown > Integer.MAX_VALUE - 16) {
+      throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
+    }
+    return (int) grown;
+  }
+
+  /**
+   * Builds a field's ranks in time linear in its values plus one sort of its distinct ones: one
+   * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
+   * sorted once, and the provisional ids are then mapped to ranks through an array.
+   */
+  static FieldRanks hashed(DocumentSource source, int fieldIndex, String name) {
+    int n = source.size();
+    Object2IntOpenCustomHashMap<byte[]> idOf =
+        new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), ByteArrays.HASH_STRATEGY);
+    idOf.defaultReturnValue(-1);
+    List<byte[]> distinctValues = new ArrayList<>();
+    int[] start = new int[n + 1];
+    int[] ranks = new int[Math.max(16, n)];
+    int used = 0;
+    boolean multi = false;
+    for (int doc = 0; doc < n; doc++) {
+      start[doc] = used;
+      List<byte[]> values = source.values(doc, fieldIndex);
+      int count = values.size();
+      if (used + count > ranks.length) {
+        ranks = Arrays.copyOf(ranks, grownLength(used, count, ranks.length, name));
+      }
+      for (int i = 0; i < count; i++) {
+        byte[] v = values.get(i);
+        int id = idOf.putIfAbsent(v, distinctValues.size());
+        if (id < 0) {
+          id = distinctValues.size();
+          distinctValues.add(v);
+        }
+        ranks[used++] = id;
+      }
+      multi |= count > 1;
+    }
+    start[n] = used;
+    byte[][] sorted = distinctValues.toArray(new byte[0][]);
+    Arrays.sort(sorted, Arrays::compareUnsigned);
+    int[] rankOfId = new int[sorted.length];
+    for (int r = 0; r < sorted.length; r++) {
+      rankOfId[idOf.getInt(sorted[r])] = r;
+    }
+    for (int i = 0; i < used; i++) {
+      ranks[i] = rankOfId[ranks[i]];
+    }
+    return compacted(sorted, start, ranks, n, multi);
+  }
+
+  /** With several values in some document: each document's distinct ranks, ascending. */
+  private static FieldRanks compacted(
+      byte[][] sorted, int[] start, int[] ranks, int n, boolean multi) {
+    boolean singleValued = true;
+    if (multi) {
+      // each document's distinct ranks, ascending, compacted in place
+      int w = 0;
+      for (int doc = 0; doc < n; doc++) {
+        int from = start[doc];
+        int to = start[doc + 1];
+        start[doc] = w;
+        if (to - from > 1) {
+          Arrays.sort(ranks, from, to);
+        }
+        for (int r = from; r < to; r++) {
+          if (r == from || ranks[r] != ranks[r - 1]) {
+            ranks[w++] = ranks[r];
+          }
+        }
+        if (w - start[doc] > 1) {
+          singleValued = false;
+        }
+      }
+      start[n] = w;
+    }
+    return new FieldRanks(sorted, start, ranks, singleValued);
+  }
+}
