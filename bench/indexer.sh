@@ -10,7 +10,8 @@
 #     diff_ms=<> snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>
 # and exits non-zero when not every changed partition was rebuilt.
 # Extra arguments go to the tool, e.g. --offers 2000000, or --offers 100000 --changed 0.05.
-# Environment: HEAP (default 6g).
+# Environment: HEAP (default 6g), JAVA_OPTS (extra JVM options, e.g.
+# -XX:StartFlightRecording=filename=bench/target/indexer.jfr,settings=profile).
 # The output is kept in bench/target/results/indexer.txt and drawn into bench/results/indexer.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,7 @@ CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 mkdir -p bench/target/results
 set +e # keep the tool's exit status, draw the chart either way
 java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" \
+  -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" ${JAVA_OPTS:-} \
   -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
 status=${PIPESTATUS[0]}
 set -e
