@@ -340,6 +340,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     // the snapshots arrive as bytes, as from the partners: building them is not the pipeline's time
     List<byte[]> snapshots = simulator.serializedSnapshots(change.partners());
     dev.mosaic.indexer.FeedLoader loader = cluster.feedLoader();
+    Map<String, Map<Integer, Long>> servedBefore = watch.servedNow(searchers);
     long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     StageClock.Run timing = stages.start(t0);
@@ -349,7 +350,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     long inKafka = System.nanoTime();
     long deadline = t0 + s.cycleTimeout().toNanos();
     ConvergenceWatch.Outcome outcome =
-        watch.await(changed, searchers, Duration.ofNanos(deadline - System.nanoTime()));
+        watch.await(
+            changed, searchers, servedBefore, Duration.ofNanos(deadline - System.nanoTime()));
     StageClock.Stages timed = timing.stop(outcome.lastNanos());
     long cpu = processCpuNanos() - cpu0;
     // the deliveries of this cycle end before the next one starts, so its counters are its own

@@ -33,6 +33,7 @@ class ConvergenceWatchTest {
   private final class Searcher {
     final AtomicInteger polls = new AtomicInteger();
     final AtomicInteger searches = new AtomicInteger();
+    volatile int firstSearchAtPoll = -1;
     final int lag;
     final IntPredicate never;
 
@@ -63,7 +64,9 @@ class ConvergenceWatchTest {
     }
 
     JsonNode answer(JsonNode body) {
-      searches.incrementAndGet();
+      if (searches.incrementAndGet() == 1) {
+        firstSearchAtPoll = polls.get();
+      }
       List<CarOffer> asked = Offers.idsOf(body).stream().map(byId::get).toList();
       return Offers.answer(asked, P, this::fresh);
     }
@@ -114,6 +117,28 @@ class ConvergenceWatchTest {
     }
     assertThat(watch.searches())
         .isEqualTo(searchers.values().stream().mapToLong(s -> s.searches.get()).sum());
+  }
+
+  @Test
+  void withABaselineOnlyPartitionsWhoseVersionMovedAreSearched() throws Exception {
+    Searcher searcher = new Searcher(3, p -> false);
+    Map<String, Searcher> searchers = Map.of("s", searcher);
+    ConvergenceWatch watch =
+        new ConvergenceWatch(client(searchers), Duration.ofMillis(1), clock::incrementAndGet);
+    Map<String, Map<Integer, Long>> before = watch.servedNow(List.of("s"));
+    assertThat(before.get("s")).containsValue(1L).doesNotContainValue(2L);
+    int searchesBefore = searcher.searches.get();
+
+    ConvergenceWatch.Outcome outcome =
+        watch.await(changed, List.of("s"), before, Duration.ofMinutes(1));
+
+    assertThat(outcome.convergedAtNanos()).containsOnlyKeys("s");
+    // no first round over every partition: nothing is searched before a version moved (partition
+    // 0 turns fresh after lag + 1 polls), then one search per generation that moved a partition
+    assertThat(searchesBefore).isZero();
+    assertThat(searcher.firstSearchAtPoll).isGreaterThan(3);
+    assertThat(searcher.searches.get()).isBetween(1, P / 4);
+    assertThat(watch.searches()).isEqualTo(searcher.searches.get());
   }
 
   @Test
