@@ -226,7 +226,11 @@ public final class PartitionUpdate {
       int[] prefix = new int[f.valueCount + freshSorted.length + 1];
       int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
       int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
-      List<byte[]> sorted = new ArrayList<>(f.valueCount + freshSorted.length);
+      // the output values, in order: [0, distinct)
+      byte[][] sorted = new byte[f.valueCount + freshSorted.length][];
+      int distinct = 0;
+      // the base's values, copied out of the file at once and sliced per value kept
+      byte[] baseValues = f.valueArea();
       // where each new value lies among the base values (a binary search per new value, so the
       // base values are not compared one by one): its base index, or -(insertion point) - 1
       int[] freshAt = new int[freshSorted.length];
@@ -242,10 +246,10 @@ public final class PartitionUpdate {
           // a value only new documents have
           at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
           if (freshToOut != null) {
-            freshToOut[j] = sorted.size();
+            freshToOut[j] = distinct;
           }
-          sorted.add(freshSorted[j++]);
-          prefix[sorted.size()] = at;
+          sorted[distinct++] = freshSorted[j++];
+          prefix[distinct] = at;
         }
         int mine = j < freshSorted.length && freshAt[j] == b ? j++ : -1;
         int from = at;
@@ -272,26 +276,26 @@ public final class PartitionUpdate {
         if (mine >= 0) {
           at = mergeInto(ids, from, at, freshIds, freshPrefix[mine], freshPrefix[mine + 1]);
           if (freshToOut != null) {
-            freshToOut[mine] = sorted.size();
+            freshToOut[mine] = distinct;
           }
         }
         if (at > from) {
           if (baseToOut != null) {
-            baseToOut[b] = sorted.size();
+            baseToOut[b] = distinct;
           }
-          sorted.add(f.valueBytes(b));
-          prefix[sorted.size()] = at;
+          int start = (int) (f.valueOffset(b) - f.valueData);
+          sorted[distinct++] = Arrays.copyOfRange(baseValues, start, start + f.valueLength(b));
+          prefix[distinct] = at;
         }
       }
       while (j < freshSorted.length) {
         at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
         if (freshToOut != null) {
-          freshToOut[j] = sorted.size();
+          freshToOut[j] = distinct;
         }
-        sorted.add(freshSorted[j++]);
-        prefix[sorted.size()] = at;
+        sorted[distinct++] = freshSorted[j++];
+        prefix[distinct] = at;
       }
-      int distinct = sorted.size();
 
       boolean singleValued = f.singleValued && fresh.singleValued();
       if (!singleValued) {
@@ -315,7 +319,7 @@ public final class PartitionUpdate {
         }
       }
       return new Postings(
-          sorted.toArray(new byte[0][]),
+          distinct == sorted.length ? sorted : Arrays.copyOf(sorted, distinct),
           Arrays.copyOf(prefix, distinct + 1),
           ids,
           docRanks,
