@@ -23,7 +23,106 @@ import java.util.function.Consumer;
  *       carried-over documents per second.
  * </ul>
  *
- * The full build runs twice and its second pass counts. The merge, a few times cheaper, runs {@value
- * #MERGE_WARMUP_PASSES} warm-up passes and then {@value #MERGE_MEASURED_PASSES} measured ones,
- * whose median counts: single merge passes varied by a factor of up to 1.7 from one pass to the
- * next (the JIT early on, then garbage collection), so one pass is not a rate. 
+ * The full build runs twice and its second pass counts. The merge, a few times cheaper, runs
+ * {@value #MERGE_WARMUP_PASSES} warm-up passes and then {@value #MERGE_MEASURED_PASSES} measured
+ * ones, whose median counts: single merge passes varied by a factor of up to 1.7 from one pass to
+ * the next (the JIT early on, then garbage collection), so one pass is not a rate. Files are
+ * written without fsync ({@link DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and
+ * an fsync per partition file measures the disk (the node's files, timed in snapshot to files, are
+ * fsync'd).
+ *
+ * <p>Thread safety: not thread safe; one instance per measurement.
+ */
+final class BuildThroughput {
+  /** One partition's offers: the current ones, and which of them the next cycle replaces. */
+  record PartitionOffers(List<byte[]> offers, List<byte[]> changed, boolean[] replaced) {}
+
+  record Rates(double fullDocsPerSecond, double mergeCarriedPerSecond) {}
+
+  /** Merge passes before the measured ones. */
+  static final int MERGE_WARMUP_PASSES = 5;
+
+  /** Merge passes measured; the median rate counts. */
+  static final int MERGE_MEASURED_PASSES = 3;
+
+  private final Schema schema;
+  private final Path dir;
+  private final Consumer<String> log;
+
+  BuildThroughput(Schema schema, Path dir, Consumer<String> log) {
+    this.schema = schema;
+    this.dir = dir;
+    this.log = log;
+  }
+
+  Rates measure(List<PartitionOffers> partitions) throws IOException {
+    Files.createDirectories(dir);
+    double full = 0;
+    for (int pass = 1; pass <= 2; pass++) {
+      long t = System.nanoTime();
+      long docs = 0;
+      for (int p = 0; p < partitions.size(); p++) {
+        DatabaseUpdate update = DatabaseUpdate.fresh(schema);
+        for (byte[] offer : partitions.get(p).offers()) {
+          update.add(document(offer));
+        }
+        docs += update.fsync(false).writeTo(base(p)).documents();
+      }
+      double seconds = (System.nanoTime() - t) / 1e9;
+      full = docs / seconds;
+      log.accept(
+          String.format(
+              "full build pass %d: %,d documents in %,d partitions on one thread in %.1f s: %,.0f"
+                  + " docs/s",
+              pass, docs, partitions.size(), seconds, full));
+    }
+    double[] measured = new double[MERGE_MEASURED_PASSES];
+    for (int pass = 1; pass <= MERGE_WARMUP_PASSES + MERGE_MEASURED_PASSES; pass++) {
+      long t = System.nanoTime();
+      long carried = 0;
+      long added = 0;
+      for (int p = 0; p < partitions.size(); p++) {
+        PartitionOffers po = partitions.get(p);
+        try (Database base = Database.open(base(p))) {
+          DatabaseUpdate update = DatabaseUpdate.on(base);
+          for (int i = 0; i < po.offers().size(); i++) {
+            if (!po.replaced()[i]) {
+              update.keep(i);
+            }
+          }
+          for (byte[] offer : po.changed()) {
+            update.add(document(offer));
+          }
+          DatabaseUpdate.Summary s = update.fsync(false).writeTo(merged(p));
+          carried += s.carriedOver();
+          added += s.added();
+        }
+      }
+      double seconds = (System.nanoTime() - t) / 1e9;
+      double merge = carried / seconds;
+      boolean warmup = pass <= MERGE_WARMUP_PASSES;
+      if (!warmup) {
+        measured[pass - MERGE_WARMUP_PASSES - 1] = merge;
+      }
+      log.accept(
+          String.format(
+              "merge pass %d%s: %,d documents carried over and %,d added in %,d partitions on one"
+                  + " thread in %.2f s: %,.0f carried-over docs/s",
+              pass, warmup ? " (warm-up)" : "", carried, added, partitions.size(), seconds, merge));
+    }
+    java.util.Arrays.sort(measured);
+    return new Rates(full, measured[measured.length / 2]);
+  }
+
+  private Document document(byte[] offer) throws IOException {
+    return SerializedOfferDocuments.toDocument(schema, offer);
+  }
+
+  private Path base(int partition) {
+    return dir.resolve(partition + ".mosaic");
+  }
+
+  private Path merged(int partition) {
+    return dir.resolve(partition + ".next.mosaic");
+  }
+}
