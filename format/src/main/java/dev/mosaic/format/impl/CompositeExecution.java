@@ -35,30 +35,13 @@ final class CompositeExecution {
   }
 
   private void inPartitionOrder(Plan plan, DocumentProcessor processor) {
-    long skip = plan.skip;
-    long limit = plan.limit;
+    InOrderEmission page = new InOrderEmission(plan.skip, plan.limit);
     units.ensurePartitionsOpen();
     CompositeDictionary.Walk walk = units.walk(plan.condition);
-    for (int i = walk.next(); i >= 0 && limit > 0; i = walk.next()) {
+    for (int i = walk.next(); i >= 0 && !page.done(); i = walk.next()) {
       PartitionSearcher r = units.searchers[i];
       r.ensureOpen();
-      Matches m = units.evaluate(i, plan.condition, walk.resolved);
-      if (m.kind == Matches.NONE) {
-        continue;
-      }
-      if (skip > 0) {
-        long c = r.count(m);
-        if (skip >= c) {
-          skip -= c;
-          continue;
-        }
-      }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, units.processorOf(i, processor));
-      if (emitted == PartitionSearcher.STOPPED) {
-        return;
-      }
-      limit -= emitted;
-      skip = 0;
+      page.emit(units, i, units.evaluate(i, plan.condition, walk.resolved), processor);
     }
   }
 

@@ -114,27 +114,9 @@ final class ParallelQueries {
               units.searchers[i].ensureOpen();
               return units.evaluate(i, plan.condition, null);
             });
-    long skip = plan.skip;
-    long limit = plan.limit;
-    for (int i = 0; i < units.searchers.length && limit > 0; i++) {
-      PartitionSearcher r = units.searchers[i];
-      Matches m = matches.get(i);
-      if (m.kind == Matches.NONE) {
-        continue;
-      }
-      if (skip > 0) {
-        long c = r.count(m);
-        if (skip >= c) {
-          skip -= c;
-          continue;
-        }
-      }
-      long emitted = r.emitInDocumentOrder(m, skip, limit, units.processorOf(i, processor));
-      if (emitted == PartitionSearcher.STOPPED) {
-        return;
-      }
-      limit -= emitted;
-      skip = 0;
+    InOrderEmission page = new InOrderEmission(plan.skip, plan.limit);
+    for (int i = 0; i < units.searchers.length && !page.done(); i++) {
+      page.emit(units, i, matches.get(i), processor);
     }
   }
 }
