@@ -49,6 +49,14 @@ class ProcessFaultsTest {
   private static final Path JAR = Path.of("..", "deploy", "target", "mosaic.jar");
   private static final Duration CONVERGE = Duration.ofSeconds(90);
 
+  /**
+   * Deadline for enough answers checked under continuous reopens. A search is checkable only when
+   * all 16 partition files of its generation can still be read, and on a fresh clone's CI run 90 s
+   * gave 4 checked searches of the 5 asked for (41 counts, nothing wrong): the deadline bounds a
+   * sample size, not a latency, so it is generous; the test ends as soon as the sample is complete.
+   */
+  private static final Duration CHECKS = Duration.ofMinutes(3);
+
   /** The size of dc-b-1's own file system when it has one (a few times its store's needs). */
   private static final int SMALL_DISK_MIB = 24;
 
@@ -263,7 +271,7 @@ class ProcessFaultsTest {
     int[] checked = {0, 0};
     try {
       Awaitility.await("counts and offers checked against the published files across many reopens")
-          .atMost(CONVERGE)
+          .atMost(CHECKS)
           .pollInterval(Duration.ofMillis(50))
           .until(
               () -> {
