@@ -142,6 +142,34 @@ class ConvergenceWatchTest {
   }
 
   @Test
+  void aRoundSearchesOnceEveryPendingPartitionHasANewVersionOrABatchHas() throws Exception {
+    Map<Integer, Integer> searchesByBatch = new HashMap<>();
+    for (int batch : new int[] {ConvergenceWatch.SEARCH_BATCH_PARTITIONS, 8}) {
+      Searcher searcher = new Searcher(2, p -> false);
+      ConvergenceWatch watch =
+          new ConvergenceWatch(
+              client(Map.of("s", searcher)), Duration.ofMillis(1), clock::incrementAndGet, batch);
+      Map<String, Map<Integer, Long>> before = watch.servedNow(List.of("s"));
+
+      ConvergenceWatch.Outcome outcome =
+          watch.await(changed, List.of("s"), before, Duration.ofMinutes(1));
+
+      assertThat(outcome.convergedAtNanos()).containsOnlyKeys("s");
+      searchesByBatch.put(batch, searcher.searches.get());
+      if (batch > P) {
+        // nothing is searched until partition 31 has its new version (after 31 / 4 + 2 polls);
+        // then one search (the 600 changed offers fit one body) completes the searcher
+        assertThat(searcher.firstSearchAtPoll).isGreaterThan(31 / 4 + 2);
+        assertThat(searcher.searches.get()).isEqualTo(1);
+      } else {
+        // four partitions move per poll: a batch of 8 is searched every second poll
+        assertThat(searcher.searches.get()).isBetween(P / 8, P / 8 + 1);
+      }
+    }
+    assertThat(searchesByBatch.get(8)).isGreaterThan(searchesByBatch.get(128));
+  }
+
+  @Test
   void failedRequestsArePolledAgain() throws Exception {
     Searcher searcher = new Searcher(0, p -> false);
     AtomicInteger calls = new AtomicInteger();
