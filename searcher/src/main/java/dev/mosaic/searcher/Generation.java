@@ -33,26 +33,43 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class Generation implements AutoCloseable {
   private final long id;
   private final CompositeDatabase database;
-  private final SortedMap<Integer, MappedPartition> partitions;
+  // the partitions ascending, and the mapped file of each at the same index
+  private final int[] partitionIds;
+  private final MappedPartition[] mapped;
+  private final Map<Integer, StoredFile> servedFrom;
   private final Instant createdAt;
   private final Generations owner;
   private final AtomicInteger references = new AtomicInteger(1);
-  private final Map<Database, Integer> partitionByDatabase = new IdentityHashMap<>();
-  // files(), derived once on first use: status pages, health and pollers ask for it many times
+  // derived once on first use: status pages, health and pollers ask for them many times, searches
+  // for the partition of every hit; a reopen derives neither
   private volatile SortedMap<Integer, PartitionFileId> files;
+  private volatile Map<Database, Integer> partitionByDatabase;
 
+  /**
+   * @param partitionIds the partitions, ascending
+   * @param mapped the mapped file of each partition, at the same index (the arrays are taken over)
+   * @param servedFrom the store's {@link PartitionStore#servingFiles} map this generation was built
+   *     from: while the store returns the same map, nothing changed
+   */
   Generation(
       long id,
       CompositeDatabase database,
-      SortedMap<Integer, MappedPartition> partitions,
+      int[] partitionIds,
+      MappedPartition[] mapped,
+      Map<Integer, StoredFile> servedFrom,
       Instant createdAt,
       Generations owner) {
+    if (partitionIds.length != mapped.length) {
+      throw new IllegalArgumentException(
+          partitionIds.length + " partitions for " + mapped.length + " mapped files");
+    }
     this.id = id;
     this.database = database;
-    this.partitions = Collections.unmodifiableSortedMap(new TreeMap<>(partitions));
+    this.partitionIds = partitionIds;
+    this.mapped = mapped;
+    this.servedFrom = servedFrom;
     this.createdAt = createdAt;
     this.owner = owner;
-    partitions.forEach((p, m) -> partitionByDatabase.put(m.database(), p));
   }
 
   /** The generation id, increasing with every reopen that changed something. */
@@ -78,7 +95,9 @@ public final class Generation implements AutoCloseable {
     SortedMap<Integer, PartitionFileId> f = files;
     if (f == null) {
       SortedMap<Integer, PartitionFileId> out = new TreeMap<>();
-      partitions.forEach((p, m) -> out.put(p, m.file().id()));
+      for (int i = 0; i < mapped.length; i++) {
+        out.put(partitionIds[i], mapped[i].file().id());
+      }
       f = Collections.unmodifiableSortedMap(out);
       files = f;
     }
@@ -87,12 +106,30 @@ public final class Generation implements AutoCloseable {
 
   /** How many partitions this generation serves. */
   public int partitionCount() {
-    return partitions.size();
+    return mapped.length;
+  }
+
+  /** The partition at {@code index} (0 ≤ index &lt; {@link #partitionCount()}), ascending. */
+  public int partitionAt(int index) {
+    return partitionIds[index];
+  }
+
+  /** The file the partition at {@code index} serves. */
+  public PartitionFileId fileAt(int index) {
+    return mapped[index].file().id();
   }
 
   /** The partition id of a partition database of this generation, or -1 when it is not one. */
   public int partitionOf(Database database) {
-    Integer p = partitionByDatabase.get(database);
+    Map<Database, Integer> byDatabase = partitionByDatabase;
+    if (byDatabase == null) {
+      byDatabase = new IdentityHashMap<>(mapped.length * 2);
+      for (int i = 0; i < mapped.length; i++) {
+        byDatabase.put(mapped[i].database(), partitionIds[i]);
+      }
+      partitionByDatabase = byDatabase; // racing first callers derive equal maps
+    }
+    Integer p = byDatabase.get(database);
     return p == null ? -1 : p;
   }
 
@@ -107,8 +144,14 @@ public final class Generation implements AutoCloseable {
     decRef();
   }
 
-  SortedMap<Integer, MappedPartition> mappedPartitions() {
-    return partitions;
+  /** The mapped file of the partition at {@code index}. */
+  MappedPartition mappedAt(int index) {
+    return mapped[index];
+  }
+
+  /** The store's serving map this generation was built from. */
+  Map<Integer, StoredFile> servedFrom() {
+    return servedFrom;
   }
 
   boolean tryIncRef() {
@@ -138,7 +181,7 @@ public final class Generation implements AutoCloseable {
     return "Generation{id="
         + id
         + ", partitions="
-        + partitions.size()
+        + mapped.length
         + ", refs="
         + references.get()
         + "}";

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +24,6 @@ import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -497,7 +496,7 @@ public final class Generations implements Closeable {
 
   private double currentPartitions() {
     Generation g = current.get();
-    return g == null ? 0 : g.mappedPartitions().size();
+    return g == null ? 0 : g.partitionCount();
   }
 
   /** Builds and swaps in the next generation when something changed. Maintenance thread only. */
@@ -566,7 +565,7 @@ public final class Generations implements Closeable {
       return cur == null ? -1 : cur.id();
     }
     if (cur != null
-        && sameFiles(cur.mappedPartitions(), want)
+        && (cur.servedFrom() == want || sameFiles(cur, want))
         && (grouping == null || !grouping.hasNewGroups(cur.database()))) {
       return cur.id();
     }
@@ -574,7 +573,10 @@ public final class Generations implements Closeable {
         cur != null && cur.database().schema().version() == sv
             ? cur.database().schema()
             : want.firstEntry().getValue().schema();
-    SortedMap<Integer, MappedPartition> next = new TreeMap<>();
+    int[] nextIds = new int[want.size()];
+    MappedPartition[] next = new MappedPartition[want.size()];
+    int n = 0;
+    int c = 0; // walks the current generation's partitions beside want's (both ascending)
     List<MappedPartition> fresh = new ArrayList<>();
     int group = groupSizeFor(want);
     SharedArena arena = null;
@@ -583,10 +585,20 @@ public final class Generations implements Closeable {
       for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
         int p = e.getKey();
         StoredFile f = e.getValue();
-        MappedPartition old = cur == null ? null : cur.mappedPartitions().get(p);
-        MappedPartition reuse = mapped.get(f.id());
+        MappedPartition old = null;
+        if (cur != null) {
+          while (c < cur.partitionCount() && cur.partitionAt(c) < p) {
+            c++;
+          }
+          if (c < cur.partitionCount() && cur.partitionAt(c) == p) {
+            old = cur.mappedAt(c);
+          }
+        }
+        MappedPartition reuse =
+            old != null && old.file().id().equals(f.id()) ? old : mapped.get(f.id());
         if (reuse != null) {
-          next.put(p, reuse);
+          nextIds[n] = p;
+          next[n++] = reuse;
           continue;
         }
         if (!f.schema().equals(schema)) {
@@ -597,7 +609,8 @@ public final class Generations implements Closeable {
               schema,
               p);
           if (old != null) {
-            next.put(p, old);
+            nextIds[n] = p;
+            next[n++] = old;
           }
           continue;
         }
@@ -609,12 +622,14 @@ public final class Generations implements Closeable {
         MappedPartition m = map(f, arena);
         if (m == null) {
           if (old != null) {
-            next.put(p, old);
+            nextIds[n] = p;
+            next[n++] = old;
           }
           continue;
         }
         fresh.add(m);
-        next.put(p, m);
+        nextIds[n] = p;
+        next[n++] = m;
       }
     } catch (RuntimeException e) {
       // undo what this attempt mapped
@@ -631,10 +646,18 @@ public final class Generations implements Closeable {
         closeArena(a);
       }
     }
-    if (next.isEmpty()) {
+    if (n == 0) {
       return cur == null ? -1 : cur.id();
     }
-    List<Database> databases = next.values().stream().map(MappedPartition::database).toList();
+    if (n < next.length) {
+      nextIds = Arrays.copyOf(nextIds, n);
+      next = Arrays.copyOf(next, n);
+    }
+    Database[] partitionDatabases = new Database[n];
+    for (int i = 0; i < n; i++) {
+      partitionDatabases[i] = next[i].database();
+    }
+    List<Database> databases = Arrays.asList(partitionDatabases);
     // the successor reuses the dictionaries derived from the unchanged partitions
     CompositeDatabase composite =
         grouping != null
@@ -642,8 +665,9 @@ public final class Generations implements Closeable {
             : cur != null && cur.database().schema().equals(schema)
                 ? cur.database().withPartitions(databases)
                 : CompositeDatabase.of(schema, databases);
-    Generation g = new Generation(nextGenerationId++, composite, next, clock.instant(), this);
-    for (MappedPartition m : next.values()) {
+    Generation g =
+        new Generation(nextGenerationId++, composite, nextIds, next, want, clock.instant(), this);
+    for (MappedPartition m : next) {
       m.incGenerations();
     }
     openGenerations.incrementAndGet();
@@ -657,7 +681,7 @@ public final class Generations implements Closeable {
     LOG.debug(
         "generation {} open: {} partitions ({} newly mapped) in {} µs",
         g.id(),
-        next.size(),
+        n,
         fresh.size(),
         took / 1000);
     return g.id();
@@ -711,16 +735,16 @@ public final class Generations implements Closeable {
     reopenThrottle.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
   }
 
-  private static boolean sameFiles(
-      SortedMap<Integer, MappedPartition> have, NavigableMap<Integer, StoredFile> want) {
-    if (have.size() != want.size()) {
+  private static boolean sameFiles(Generation have, NavigableMap<Integer, StoredFile> want) {
+    if (have.partitionCount() != want.size()) {
       return false;
     }
+    int i = 0;
     for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
-      MappedPartition m = have.get(e.getKey());
-      if (m == null || !m.file().id().equals(e.getValue().id())) {
+      if (have.partitionAt(i) != e.getKey() || !have.fileAt(i).equals(e.getValue().id())) {
         return false;
       }
+      i++;
     }
     return true;
   }
@@ -767,7 +791,8 @@ public final class Generations implements Closeable {
       List<SharedArena> unused = new ArrayList<>();
       synchronized (books) {
         openGenerations.decrementAndGet();
-        for (MappedPartition m : g.mappedPartitions().values()) {
+        for (int i = 0; i < g.partitionCount(); i++) {
+          MappedPartition m = g.mappedAt(i);
           if (m.decGenerations()) {
             mapped.remove(m.file().id());
             if (m.arena().retired()) {

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -93,6 +94,9 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   // Guarded by "this".
   private final Map<Integer, SchemaFiles> schemas = new HashMap<>();
   private final Map<PartitionFileId, Integer> retained = new HashMap<>();
+  // guarded by this: changes of the held files, and the maps derived since the last one
+  private long modifications;
+  private Snapshots snapshots = new Snapshots(-1);
   // files being received, with their announced sizes
   private final Map<PartitionFileId, Long> receivingBytes = new HashMap<>();
 
@@ -250,17 +254,23 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   @Override
   public synchronized Map<Integer, Long> latestVersions(int schemaVersion) {
-    Map<Integer, Long> out = new TreeMap<>();
-    SchemaFiles s = schemas.get(schemaVersion);
-    if (s != null) {
-      s.partitions.forEach(
-          (p, files) -> {
-            if (!files.versions.isEmpty()) {
-              out.put(p, files.versions.lastKey());
-            }
-          });
-    }
-    return out;
+    return snapshots()
+        .latest
+        .computeIfAbsent(
+            schemaVersion,
+            sv -> {
+              Map<Integer, Long> out = new TreeMap<>();
+              SchemaFiles s = schemas.get(sv);
+              if (s != null) {
+                s.partitions.forEach(
+                    (p, files) -> {
+                      if (!files.versions.isEmpty()) {
+                        out.put(p, files.versions.lastKey());
+                      }
+                    });
+              }
+              return Collections.unmodifiableMap(out);
+            });
   }
 
   @Override
@@ -289,7 +299,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     List<Integer> out = new ArrayList<>();
     schemas.forEach(
         (v, s) -> {
-          if (s.fileCount() > 0) {
+          if (s.hasFiles()) {
             out.add(v);
           }
         });
@@ -299,21 +309,28 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   /**
    * The file each partition of a schema version should serve: its pinned version when pinned, its
-   * newest version otherwise. Sorted by partition.
+   * newest version otherwise. Sorted by partition; unmodifiable, and the same map until the held
+   * files change (derived once per change).
    */
   public synchronized NavigableMap<Integer, StoredFile> servingFiles(int schemaVersion) {
-    NavigableMap<Integer, StoredFile> out = new TreeMap<>();
-    SchemaFiles s = schemas.get(schemaVersion);
-    if (s != null) {
-      s.partitions.forEach(
-          (p, files) -> {
-            StoredFile f = files.serving();
-            if (f != null) {
-              out.put(p, f);
-            }
-          });
-    }
-    return out;
+    return snapshots()
+        .serving
+        .computeIfAbsent(
+            schemaVersion,
+            sv -> {
+              NavigableMap<Integer, StoredFile> out = new TreeMap<>();
+              SchemaFiles s = schemas.get(sv);
+              if (s != null) {
+                s.partitions.forEach(
+                    (p, files) -> {
+                      StoredFile f = files.serving();
+                      if (f != null) {
+                        out.put(p, f);
+                      }
+                    });
+              }
+              return Collections.unmodifiableNavigableMap(out);
+            });
   }
 
   /** Everything held about each partition of a schema version, sorted by partition. */
@@ -381,6 +398,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       DurableFiles.write(
           dir.resolve(PIN_FILE), Long.toString(version).getBytes(StandardCharsets.US_ASCII));
       p.pinned = version;
+      modified();
     }
     LOG.info(
         "pinned partition {} of schema version {} to version {}",
@@ -407,6 +425,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         Files.deleteIfExists(dir.resolve(PIN_FILE));
         DurableFiles.forceDirectory(dir);
         p.pinned = null;
+        modified();
       }
     }
     if (was) {
@@ -489,6 +508,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         kept++;
       } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
         p.versions.remove(v);
+        modified();
         doomed.add(f);
       }
     }
@@ -620,6 +640,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
             if (!seen.contains(f.id()) && !Files.exists(f.path())) {
               LOG.warn("{} vanished from disk ({}), no longer served", f.id(), f.path());
               it.remove();
+              modified();
               changed.computeIfAbsent(se.getKey(), k -> new HashSet<>()).add(pe.getKey());
             }
           }
@@ -699,6 +720,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
           }
           s.schema = stored.schema();
           p.versions.put(id.version(), stored);
+          modified();
           changed = true;
         }
       }
@@ -716,6 +738,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         }
         if (!Objects.equals(p.pinned, pin)) {
           p.pinned = pin;
+          modified();
           changed = true;
         }
       }
@@ -817,7 +840,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         requireStarted();
         rejectUnlessNewer(id);
         SchemaFiles s = schemas.computeIfAbsent(id.schemaVersion(), k -> new SchemaFiles());
-        if (s.schema != null && s.fileCount() > 0 && !s.schema.equals(v.schema())) {
+        if (s.schema != null && s.hasFiles() && !s.schema.equals(v.schema())) {
           throw new RejectedFileException(
               id
                   + ": its schema differs from the held files of schema version "
@@ -834,6 +857,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         p.versions.put(
             id.version(),
             new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
+        modified();
       }
       // durable before anyone is told (and before the transport acknowledges), but outside the lock
       // so publishes of other partitions do not queue behind this fsync
@@ -860,9 +884,50 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
   }
 
+  /**
+   * Records a change of the held files: the next {@link #servingFiles} and {@link #latestVersions}
+   * derive their maps again. Every change of a {@link PartitionFiles} must call it (with the lock
+   * held).
+   */
+  private void modified() {
+    modifications++;
+  }
+
+  /** The maps derived since the last change (with the lock held). */
+  private Snapshots snapshots() {
+    if (snapshots.at != modifications) {
+      snapshots = new Snapshots(modifications);
+    }
+    return snapshots;
+  }
+
+  /**
+   * {@link #servingFiles} and {@link #latestVersions} by schema version, derived once per change of
+   * the held files: a searcher's reopens and the transport's catch-up checks ask for them many
+   * times a second, and each derivation walks every partition.
+   */
+  private static final class Snapshots {
+    final long at;
+    final Map<Integer, NavigableMap<Integer, StoredFile>> serving = new HashMap<>();
+    final Map<Integer, Map<Integer, Long>> latest = new HashMap<>();
+
+    Snapshots(long at) {
+      this.at = at;
+    }
+  }
+
   private static final class SchemaFiles {
     Schema schema;
     final Map<Integer, PartitionFiles> partitions = new HashMap<>();
+
+    boolean hasFiles() {
+      for (PartitionFiles p : partitions.values()) {
+        if (!p.versions.isEmpty()) {
+          return true;
+        }
+      }
+      return false;
+    }
 
     int fileCount() {
       int n = 0;

@@ -63,6 +63,40 @@ class PartitionStoreTest {
   }
 
   @Test
+  void servingMapsAreDerivedOncePerChangeAndFollowEveryKindOfChange() throws IOException {
+    try (PartitionStore store = started(2)) {
+      publish(store, 0, 1);
+      publish(store, 1, 1);
+      var serving = store.servingFiles(SCHEMA_VERSION);
+      var latest = store.latestVersions(SCHEMA_VERSION);
+      // unchanged store: the same maps, which nobody can modify
+      assertThat(store.servingFiles(SCHEMA_VERSION)).isSameAs(serving);
+      assertThat(store.latestVersions(SCHEMA_VERSION)).isSameAs(latest);
+      assertThatThrownBy(() -> serving.remove(0)).isInstanceOf(UnsupportedOperationException.class);
+      assertThatThrownBy(() -> latest.put(9, 9L)).isInstanceOf(UnsupportedOperationException.class);
+
+      publish(store, 0, 2); // a publish
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(2);
+      assertThat(store.latestVersions(SCHEMA_VERSION)).isEqualTo(Map.of(0, 2L, 1, 1L));
+      assertThat(serving.get(0).id().version()).as("an earlier map stays as it was").isEqualTo(1);
+
+      store.pin(SCHEMA_VERSION, 0, 1); // a pin
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(1);
+      store.unpin(SCHEMA_VERSION, 0); // an unpin
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(2);
+
+      publish(store, 1, 2);
+      publish(store, 1, 3); // prunes version 1 of partition 1 (two kept)
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(1).id().version()).isEqualTo(3);
+      Files.delete(store.servingFiles(SCHEMA_VERSION).get(1).path());
+      Files.delete(partitionDir(1).resolve("2.mosaic"));
+      store.rescan(); // files that vanished from disk
+      assertThat(store.servingFiles(SCHEMA_VERSION)).containsOnlyKeys(0);
+      assertThat(store.latestVersions(SCHEMA_VERSION)).isEqualTo(Map.of(0, 2L));
+    }
+  }
+
+  @Test
   void corruptFileIsRejectedWithReasonAndPreviousVersionKeepsServing() throws IOException {
     try (PartitionStore store = started(2)) {
       publish(store, 0, 1);

@@ -64,7 +64,8 @@ final class CompositeUnits {
     this.layout =
         groups.isEmpty()
             ? GroupLayout.ungrouped(this.partitions)
-            : GroupLayout.of(this.partitions, groups);
+            : GroupLayout.of(
+                this.partitions, groups, predecessor == null ? null : predecessor.layout);
     this.units = layout.units;
     this.windowFrom = layout.windowFrom;
     this.windowTo = layout.windowTo;

@@ -31,25 +31,52 @@ final class GroupLayout {
   /** Per unit: the partitions of a group window, null for a partition queried as itself. */
   final Run[] runs;
 
-  private GroupLayout(Database[] units, int[] windowFrom, int[] windowTo, Run[] runs) {
+  /** The groups this layout was made with, and where each member sits (null when ungrouped). */
+  private final List<PartitionGroup> groups;
+
+  private final Map<Database, Member> members;
+
+  private GroupLayout(
+      Database[] units,
+      int[] windowFrom,
+      int[] windowTo,
+      Run[] runs,
+      List<PartitionGroup> groups,
+      Map<Database, Member> members) {
     this.units = units;
     this.windowFrom = windowFrom;
     this.windowTo = windowTo;
     this.runs = runs;
+    this.groups = groups;
+    this.members = members;
   }
 
   /** Every partition a unit of its own. */
   static GroupLayout ungrouped(List<Database> partitions) {
     return new GroupLayout(
-        partitions.toArray(new Database[0]), null, null, new Run[partitions.size()]);
+        partitions.toArray(new Database[0]), null, null, new Run[partitions.size()], null, null);
   }
 
   /** The units of {@code partitions} given {@code groups} (see the class comment). */
   static GroupLayout of(List<Database> partitions, List<PartitionGroup> groups) {
-    Map<Database, Member> members = new IdentityHashMap<>();
-    for (PartitionGroup g : groups) {
-      for (int m = 0; m < g.members().size(); m++) {
-        members.putIfAbsent(g.members().get(m), new Member(g, m));
+    return of(partitions, groups, null);
+  }
+
+  /**
+   * {@link #of(List, List)}, taking the index of the groups' members from {@code previous} (may be
+   * null) when it was made with the same groups: a searcher's reopens change partitions far more
+   * often than groups.
+   */
+  static GroupLayout of(
+      List<Database> partitions, List<PartitionGroup> groups, GroupLayout previous) {
+    Map<Database, Member> members =
+        previous != null && sameGroups(previous.groups, groups) ? previous.members : null;
+    if (members == null) {
+      members = new IdentityHashMap<>();
+      for (PartitionGroup g : groups) {
+        for (int m = 0; m < g.members().size(); m++) {
+          members.putIfAbsent(g.members().get(m), new Member(g, m));
+        }
       }
     }
     List<Database> units = new ArrayList<>();
@@ -97,7 +124,25 @@ final class GroupLayout {
         to[u] = windows.get(u)[1];
       }
     }
-    return new GroupLayout(units.toArray(new Database[0]), from, to, runs.toArray(new Run[0]));
+    return new GroupLayout(
+        units.toArray(new Database[0]),
+        from,
+        to,
+        runs.toArray(new Run[0]),
+        List.copyOf(groups),
+        members);
+  }
+
+  private static boolean sameGroups(List<PartitionGroup> a, List<PartitionGroup> b) {
+    if (a == null || a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (a.get(i) != b.get(i)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** True when some unit is a group's database. */

@@ -15,6 +15,7 @@ import dev.mosaic.searcher.SearchService;
 import dev.mosaic.searcher.StoredFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,6 +79,7 @@ public final class HttpApi extends AllDirectives {
   private final long maxUploadBytes;
   private final byte[] adminToken;
   private final long maxRequestBytes;
+  private volatile ServedBody lastServed;
 
   /** Default cap on a query's body: 16 MiB. */
   public static final long DEFAULT_MAX_REQUEST_BYTES = 16L << 20;
@@ -446,27 +448,44 @@ public final class HttpApi extends AllDirectives {
    * names the current generation is answered 304 Not Modified without a body.
    */
   private HttpResponse servedResponse(String ifNoneMatch) {
-    ObjectNode n = JSON.createObjectNode();
-    n.putNull("generation");
-    ObjectNode served = n.putObject("served");
-    String tag = null;
-    if (generations.isReady()) {
-      try (Generation g = generations.acquire()) {
-        tag = "\"g" + g.id() + "\"";
-        if (tag.equals(ifNoneMatch)) {
-          return HttpResponse.create()
-              .withStatus(StatusCodes.NOT_MODIFIED)
-              .addHeader(HttpHeader.parse("ETag", tag));
-        }
-        n.put("generation", g.id());
-        g.files().forEach((p, id) -> served.put(Integer.toString(p), id.version()));
-      } catch (IllegalStateException e) {
-        // closed meanwhile: nothing served
-        tag = null;
-      }
+    if (!generations.isReady()) {
+      return json(StatusCodes.OK, NOTHING_SERVED);
     }
-    HttpResponse r = json(StatusCodes.OK, n);
-    return tag == null ? r : r.addHeader(HttpHeader.parse("ETag", tag));
+    ServedBody body;
+    try (Generation g = generations.acquire()) {
+      String tag = "\"g" + g.id() + "\"";
+      if (tag.equals(ifNoneMatch)) {
+        return HttpResponse.create()
+            .withStatus(StatusCodes.NOT_MODIFIED)
+            .addHeader(HttpHeader.parse("ETag", tag));
+      }
+      body = lastServed;
+      if (body == null || body.generation() != g.id()) {
+        body = new ServedBody(g.id(), tag, servedJson(g));
+        lastServed = body;
+      }
+    } catch (IllegalStateException e) {
+      return json(StatusCodes.OK, NOTHING_SERVED); // closed meanwhile: nothing served
+    }
+    return json(StatusCodes.OK, body.json()).addHeader(HttpHeader.parse("ETag", body.tag()));
+  }
+
+  /** {@code /partitions/served} of a generation, written once: pollers ask for it many times. */
+  private record ServedBody(long generation, String tag, byte[] json) {}
+
+  private static final byte[] NOTHING_SERVED =
+      "{\"generation\":null,\"served\":{}}".getBytes(StandardCharsets.US_ASCII);
+
+  private static byte[] servedJson(Generation g) {
+    StringBuilder b = new StringBuilder(32 + 24 * g.partitionCount());
+    b.append("{\"generation\":").append(g.id()).append(",\"served\":{");
+    for (int i = 0; i < g.partitionCount(); i++) {
+      b.append(i == 0 ? "\"" : ",\"")
+          .append(g.partitionAt(i))
+          .append("\":")
+          .append(g.fileAt(i).version());
+    }
+    return b.append("}}").toString().getBytes(StandardCharsets.US_ASCII);
   }
 
   private HttpResponse partitions() {
