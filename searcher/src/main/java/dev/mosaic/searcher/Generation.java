@@ -36,7 +36,7 @@ public final class Generation implements AutoCloseable {
   // the partitions ascending, and the mapped file of each at the same index
   private final int[] partitionIds;
   private final MappedPartition[] mapped;
-  private final Map<Integer, StoredFile> servedFrom;
+  private final StoredFile[] servedFrom;
   private final Instant createdAt;
   private final Generations owner;
   private final AtomicInteger references = new AtomicInteger(1);
@@ -48,15 +48,15 @@ public final class Generation implements AutoCloseable {
   /**
    * @param partitionIds the partitions, ascending
    * @param mapped the mapped file of each partition, at the same index (the arrays are taken over)
-   * @param servedFrom the store's {@link PartitionStore#servingFiles} map this generation was built
-   *     from: while the store returns the same map, nothing changed
+   * @param servedFrom the store's {@link PartitionStore#servingArray} this generation was built
+   *     from: while the store returns the same array, nothing changed
    */
   Generation(
       long id,
       CompositeDatabase database,
       int[] partitionIds,
       MappedPartition[] mapped,
-      Map<Integer, StoredFile> servedFrom,
+      StoredFile[] servedFrom,
       Instant createdAt,
       Generations owner) {
     if (partitionIds.length != mapped.length) {
@@ -149,8 +149,8 @@ public final class Generation implements AutoCloseable {
     return mapped[index];
   }
 
-  /** The store's serving map this generation was built from. */
-  Map<Integer, StoredFile> servedFrom() {
+  /** The store's serving array this generation was built from. */
+  StoredFile[] servedFrom() {
     return servedFrom;
   }
 

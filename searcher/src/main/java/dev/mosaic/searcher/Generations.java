@@ -554,8 +554,16 @@ public final class Generations implements Closeable {
     if (configuredSchemaVersion == null) {
       sv = newestCompleteSchemaVersion(sv);
     }
-    NavigableMap<Integer, StoredFile> want = store.servingFiles(sv);
-    if (want.isEmpty()) {
+    StoredFile[] want = store.servingArray(sv);
+    int wanted = 0;
+    StoredFile first = null;
+    for (StoredFile f : want) {
+      if (f != null) {
+        wanted++;
+        first = first == null ? f : first;
+      }
+    }
+    if (wanted == 0) {
       if (cur != null) {
         LOG.warn(
             "the store holds no partition of schema version {}; generation {} keeps serving",
@@ -564,17 +572,16 @@ public final class Generations implements Closeable {
       }
       return cur == null ? -1 : cur.id();
     }
-    if (cur != null
-        && (cur.servedFrom() == want || sameFiles(cur, want))
-        && (grouping == null || !grouping.hasNewGroups(cur.database()))) {
-      return cur.id();
+    boolean newGroups = grouping != null && cur != null && grouping.hasNewGroups(cur.database());
+    if (cur != null && cur.servedFrom() == want && !newGroups) {
+      return cur.id(); // the store has not changed since this generation was built
     }
     Schema schema =
         cur != null && cur.database().schema().version() == sv
             ? cur.database().schema()
-            : want.firstEntry().getValue().schema();
-    int[] nextIds = new int[want.size()];
-    MappedPartition[] next = new MappedPartition[want.size()];
+            : first.schema();
+    int[] nextIds = new int[wanted];
+    MappedPartition[] next = new MappedPartition[wanted];
     int n = 0;
     int c = 0; // walks the current generation's partitions beside want's (both ascending)
     List<MappedPartition> fresh = new ArrayList<>();
@@ -582,9 +589,11 @@ public final class Generations implements Closeable {
     SharedArena arena = null;
     List<SharedArena> arenas = new ArrayList<>();
     try {
-      for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
-        int p = e.getKey();
-        StoredFile f = e.getValue();
+      for (int p = 0; p < want.length; p++) {
+        StoredFile f = want[p];
+        if (f == null) {
+          continue;
+        }
         MappedPartition old = null;
         if (cur != null) {
           while (c < cur.partitionCount() && cur.partitionAt(c) < p) {
@@ -649,6 +658,9 @@ public final class Generations implements Closeable {
     if (n == 0) {
       return cur == null ? -1 : cur.id();
     }
+    if (fresh.isEmpty() && !newGroups && cur != null && sameAs(cur, nextIds, next, n)) {
+      return cur.id(); // the store changed, but not what is served (a pruned version, a pin kept)
+    }
     if (n < next.length) {
       nextIds = Arrays.copyOf(nextIds, n);
       next = Arrays.copyOf(next, n);
@@ -693,10 +705,10 @@ public final class Generations implements Closeable {
    * are then likely to retire together), else one, so that a reopen replacing a few partitions
    * never keeps retired neighbours mapped.
    */
-  private int groupSizeFor(NavigableMap<Integer, StoredFile> want) {
+  private int groupSizeFor(StoredFile[] want) {
     int unmapped = 0;
-    for (StoredFile f : want.values()) {
-      if (!mapped.containsKey(f.id()) && ++unmapped >= bulkReopenPartitions) {
+    for (StoredFile f : want) {
+      if (f != null && !mapped.containsKey(f.id()) && ++unmapped >= bulkReopenPartitions) {
         return arenaGroupSize;
       }
     }
@@ -735,16 +747,14 @@ public final class Generations implements Closeable {
     reopenThrottle.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
   }
 
-  private static boolean sameFiles(Generation have, NavigableMap<Integer, StoredFile> want) {
-    if (have.partitionCount() != want.size()) {
+  private static boolean sameAs(Generation have, int[] ids, MappedPartition[] mapped, int n) {
+    if (have.partitionCount() != n) {
       return false;
     }
-    int i = 0;
-    for (Map.Entry<Integer, StoredFile> e : want.entrySet()) {
-      if (have.partitionAt(i) != e.getKey() || !have.fileAt(i).equals(e.getValue().id())) {
+    for (int i = 0; i < n; i++) {
+      if (have.partitionAt(i) != ids[i] || have.mappedAt(i) != mapped[i]) {
         return false;
       }
-      i++;
     }
     return true;
   }

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -398,7 +399,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       DurableFiles.write(
           dir.resolve(PIN_FILE), Long.toString(version).getBytes(StandardCharsets.US_ASCII));
       p.pinned = version;
-      modified();
+      modified(p);
     }
     LOG.info(
         "pinned partition {} of schema version {} to version {}",
@@ -425,7 +426,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         Files.deleteIfExists(dir.resolve(PIN_FILE));
         DurableFiles.forceDirectory(dir);
         p.pinned = null;
-        modified();
+        modified(p);
       }
     }
     if (was) {
@@ -508,7 +509,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         kept++;
       } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
         p.versions.remove(v);
-        modified();
+        modified(p);
         doomed.add(f);
       }
     }
@@ -556,7 +557,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       return null;
     }
     return create
-        ? s.partitions.computeIfAbsent(partition, k -> new PartitionFiles())
+        ? s.partitions.computeIfAbsent(partition, k -> new PartitionFiles(s, k))
         : s.partitions.get(partition);
   }
 
@@ -640,7 +641,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
             if (!seen.contains(f.id()) && !Files.exists(f.path())) {
               LOG.warn("{} vanished from disk ({}), no longer served", f.id(), f.path());
               it.remove();
-              modified();
+              modified(pe.getValue());
               changed.computeIfAbsent(se.getKey(), k -> new HashSet<>()).add(pe.getKey());
             }
           }
@@ -720,7 +721,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
           }
           s.schema = stored.schema();
           p.versions.put(id.version(), stored);
-          modified();
+          modified(p);
           changed = true;
         }
       }
@@ -738,7 +739,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         }
         if (!Objects.equals(p.pinned, pin)) {
           p.pinned = pin;
-          modified();
+          modified(p);
           changed = true;
         }
       }
@@ -857,7 +858,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         p.versions.put(
             id.version(),
             new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
-        modified();
+        modified(p);
       }
       // durable before anyone is told (and before the transport acknowledges), but outside the lock
       // so publishes of other partitions do not queue behind this fsync
@@ -885,12 +886,13 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   /**
-   * Records a change of the held files: the next {@link #servingFiles} and {@link #latestVersions}
-   * derive their maps again. Every change of a {@link PartitionFiles} must call it (with the lock
-   * held).
+   * Records a change of {@code p}'s files: the next {@link #servingFiles}, {@link #servingArray}
+   * and {@link #latestVersions} derive their answers again. Every change of a {@link
+   * PartitionFiles} must call it (with the lock held).
    */
-  private void modified() {
+  private void modified(PartitionFiles p) {
     modifications++;
+    p.schema.serve(p.partition, p.serving());
   }
 
   /** The maps derived since the last change (with the lock held). */
@@ -902,13 +904,31 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   /**
-   * {@link #servingFiles} and {@link #latestVersions} by schema version, derived once per change of
-   * the held files: a searcher's reopens and the transport's catch-up checks ask for them many
-   * times a second, and each derivation walks every partition.
+   * The file each partition of a schema version should serve ({@link #servingFiles}) as an array
+   * indexed by partition, null where a partition serves nothing. Unmodifiable by contract (never
+   * write to it), and the same array until the held files change: a reopen that gets the array its
+   * generation was built from knows nothing changed. Deriving it copies one array.
+   */
+  public synchronized StoredFile[] servingArray(int schemaVersion) {
+    return snapshots()
+        .arrays
+        .computeIfAbsent(
+            schemaVersion,
+            sv -> {
+              SchemaFiles s = schemas.get(sv);
+              return s == null ? new StoredFile[0] : s.serving.clone();
+            });
+  }
+
+  /**
+   * {@link #servingFiles}, {@link #servingArray} and {@link #latestVersions} by schema version,
+   * derived once per change of the held files: a searcher's reopens and the transport's catch-up
+   * checks ask for them many times a second, and each derivation walks every partition.
    */
   private static final class Snapshots {
     final long at;
     final Map<Integer, NavigableMap<Integer, StoredFile>> serving = new HashMap<>();
+    final Map<Integer, StoredFile[]> arrays = new HashMap<>();
     final Map<Integer, Map<Integer, Long>> latest = new HashMap<>();
 
     Snapshots(long at) {
@@ -919,6 +939,18 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private static final class SchemaFiles {
     Schema schema;
     final Map<Integer, PartitionFiles> partitions = new HashMap<>();
+    // the serving file of each partition, kept up to date by modified(), indexed by partition
+    StoredFile[] serving = new StoredFile[0];
+
+    void serve(int partition, StoredFile file) {
+      if (partition >= serving.length) {
+        if (file == null) {
+          return;
+        }
+        serving = Arrays.copyOf(serving, Math.max(partition + 1, serving.length * 2));
+      }
+      serving[partition] = file;
+    }
 
     boolean hasFiles() {
       for (PartitionFiles p : partitions.values()) {
@@ -939,8 +971,15 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   private static final class PartitionFiles {
+    final SchemaFiles schema;
+    final int partition;
     final TreeMap<Long, StoredFile> versions = new TreeMap<>();
     Long pinned;
+
+    PartitionFiles(SchemaFiles schema, int partition) {
+      this.schema = schema;
+      this.partition = partition;
+    }
 
     StoredFile serving() {
       if (pinned != null) {

@@ -69,19 +69,25 @@ class PartitionStoreTest {
       publish(store, 1, 1);
       var serving = store.servingFiles(SCHEMA_VERSION);
       var latest = store.latestVersions(SCHEMA_VERSION);
+      StoredFile[] array = store.servingArray(SCHEMA_VERSION);
       // unchanged store: the same maps, which nobody can modify
       assertThat(store.servingFiles(SCHEMA_VERSION)).isSameAs(serving);
       assertThat(store.latestVersions(SCHEMA_VERSION)).isSameAs(latest);
+      assertThat(store.servingArray(SCHEMA_VERSION)).isSameAs(array);
+      assertThat(array).containsExactly(serving.get(0), serving.get(1));
       assertThatThrownBy(() -> serving.remove(0)).isInstanceOf(UnsupportedOperationException.class);
       assertThatThrownBy(() -> latest.put(9, 9L)).isInstanceOf(UnsupportedOperationException.class);
 
       publish(store, 0, 2); // a publish
       assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(2);
+      assertThat(store.servingArray(SCHEMA_VERSION)[0].id().version()).isEqualTo(2);
+      assertThat(array[0].id().version()).as("an earlier array stays as it was").isEqualTo(1);
       assertThat(store.latestVersions(SCHEMA_VERSION)).isEqualTo(Map.of(0, 2L, 1, 1L));
       assertThat(serving.get(0).id().version()).as("an earlier map stays as it was").isEqualTo(1);
 
       store.pin(SCHEMA_VERSION, 0, 1); // a pin
       assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(1);
+      assertThat(store.servingArray(SCHEMA_VERSION)[0].id().version()).isEqualTo(1);
       store.unpin(SCHEMA_VERSION, 0); // an unpin
       assertThat(store.servingFiles(SCHEMA_VERSION).get(0).id().version()).isEqualTo(2);
 
@@ -92,6 +98,8 @@ class PartitionStoreTest {
       Files.delete(partitionDir(1).resolve("2.mosaic"));
       store.rescan(); // files that vanished from disk
       assertThat(store.servingFiles(SCHEMA_VERSION)).containsOnlyKeys(0);
+      assertThat(store.servingArray(SCHEMA_VERSION))
+          .containsExactly(store.servingFiles(SCHEMA_VERSION).get(0), null);
       assertThat(store.latestVersions(SCHEMA_VERSION)).isEqualTo(Map.of(0, 2L));
     }
   }

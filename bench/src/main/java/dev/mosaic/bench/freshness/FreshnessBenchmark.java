@@ -89,7 +89,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       names = "--poll-ms",
       description =
           "pause between two polling rounds over the searchers (default ${DEFAULT-VALUE})")
-  int pollMillis = 20;
+  int pollMillis = 50;
 
   @Option(
       names = "--set",
