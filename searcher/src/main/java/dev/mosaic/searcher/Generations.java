@@ -63,7 +63,10 @@ import org.slf4j.LoggerFactory;
  * every reopen groups what it maps: with the {@link Builder#reopenDelay(Duration) reopen delay} a
  * reopen maps the partitions that arrived together, which a feed cycle touching most partitions
  * replaces together again in the next cycle; one arena close per partition instead made the
- * unmapper (each close a handshake with every thread) fall seconds behind in every cycle.
+ * unmapper (each close a handshake with every thread) fall seconds behind in every cycle. Reopens
+ * within {@link Builder#arenaFillWindow(Duration)} of an arena's opening keep filling it: a cycle
+ * arriving over seconds in reopens of a few partitions each otherwise cost a handshake per reopen,
+ * and the unmapper's backlog then held reopens back.
  *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
@@ -75,6 +78,9 @@ public final class Generations implements Closeable {
 
   /** Default partitions per shared arena among those one reopen maps. */
   public static final int DEFAULT_ARENA_GROUP_SIZE = 16;
+
+  /** Default time after an arena opened during which later reopens may map into it. */
+  public static final Duration DEFAULT_ARENA_FILL_WINDOW = Duration.ofSeconds(1);
 
   /** Default partitions a reopen must map for them to share arenas. */
   public static final int DEFAULT_BULK_REOPEN_PARTITIONS = 1;
@@ -98,6 +104,7 @@ public final class Generations implements Closeable {
   private final int bulkReopenPartitions;
   private final int maxUnmapBacklog;
   private final long reopenDelayNanos;
+  private final long arenaFillWindowNanos;
   private final Runnable beforeArenaClose;
   private final Clock clock;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -110,6 +117,9 @@ public final class Generations implements Closeable {
   // Bookkeeping of mapped partitions and arenas, guarded by "books" (reopen and retire take it).
   private final Object books = new Object();
   private final Map<PartitionFileId, MappedPartition> mapped = new HashMap<>();
+  // the arena the last reopens mapped into, which the next ones may fill up (books lock)
+  private SharedArena filling;
+  private long fillingSince;
   private long nextGenerationId = 1;
   private volatile int schemaVersion = -1;
 
@@ -133,6 +143,7 @@ public final class Generations implements Closeable {
     this.configuredSchemaVersion = b.schemaVersion;
     this.scanInterval = b.scanInterval;
     this.arenaGroupSize = b.arenaGroupSize;
+    this.arenaFillWindowNanos = b.arenaFillWindow.toNanos();
     this.bulkReopenPartitions = b.bulkReopenPartitions;
     this.maxUnmapBacklog = b.maxUnmapBacklog;
     this.reopenDelayNanos = b.reopenDelay.toNanos();
@@ -624,9 +635,20 @@ public final class Generations implements Closeable {
           continue;
         }
         if (arena == null || arena.fileCount() >= group) {
-          arena = new SharedArena();
-          arenas.add(arena);
-          liveArenas.incrementAndGet();
+          long now = System.nanoTime();
+          if (arena == null
+              && group > 1
+              && filling != null
+              && filling.accepts(group)
+              && now - fillingSince < arenaFillWindowNanos) {
+            arena = filling; // still filling from a reopen moments ago
+          } else {
+            arena = new SharedArena();
+            arenas.add(arena);
+            liveArenas.incrementAndGet();
+            fillingSince = now;
+          }
+          filling = group > 1 ? arena : null;
         }
         MappedPartition m = map(f, arena);
         if (m == null) {
@@ -641,9 +663,14 @@ public final class Generations implements Closeable {
         next[n++] = m;
       }
     } catch (RuntimeException e) {
-      // undo what this attempt mapped
+      // undo what this attempt mapped; an arena filled since an earlier reopen keeps its older
+      // files (and closes when they retire)
+      filling = null;
       for (MappedPartition m : fresh) {
         mapped.remove(m.file().id());
+        if (!arenas.contains(m.arena()) && m.arena().retired()) {
+          closeArena(m.arena());
+        }
       }
       for (SharedArena a : arenas) {
         closeArena(a);
@@ -847,6 +874,7 @@ public final class Generations implements Closeable {
     private Integer schemaVersion;
     private Duration scanInterval = Duration.ofSeconds(10);
     private int arenaGroupSize = DEFAULT_ARENA_GROUP_SIZE;
+    private Duration arenaFillWindow = DEFAULT_ARENA_FILL_WINDOW;
     private int maxUnmapBacklog = DEFAULT_MAX_UNMAP_BACKLOG;
     private int bulkReopenPartitions = DEFAULT_BULK_REOPEN_PARTITIONS;
     private Duration reopenDelay = DEFAULT_REOPEN_DELAY;
@@ -896,6 +924,20 @@ public final class Generations implements Closeable {
         throw new IllegalArgumentException("arenaGroupSize must be >= 1, got " + arenaGroupSize);
       }
       this.arenaGroupSize = arenaGroupSize;
+      return this;
+    }
+
+    /**
+     * How long after an arena was opened later reopens may still map into it, up to {@link
+     * #arenaGroupSize(int)} partitions (default {@link #DEFAULT_ARENA_FILL_WINDOW}; zero: every
+     * reopen opens its own arenas). A feed cycle's partitions arrive over seconds in many small
+     * reopens; one arena per reopen meant one handshake per reopen to unmap them again.
+     */
+    public Builder arenaFillWindow(Duration window) {
+      if (window.isNegative()) {
+        throw new IllegalArgumentException("arenaFillWindow must not be negative, got " + window);
+      }
+      this.arenaFillWindow = window;
       return this;
     }
 

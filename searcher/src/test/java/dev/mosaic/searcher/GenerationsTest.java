@@ -54,6 +54,7 @@ class GenerationsTest {
             .scanInterval(Duration.ZERO)
             .arenaGroupSize(groupSize)
             .bulkReopenPartitions(1)
+            .arenaFillWindow(Duration.ZERO) // arenas per reopen, whatever the test's speed
             .build();
     g.start();
     return g;
@@ -191,6 +192,49 @@ class GenerationsTest {
         await().atMost(WAIT).until(() -> gens.unmapCount() == 1);
         assertThat(gens.mappedPartitions()).isEqualTo(10);
         try (Generation g = gens.acquire()) {
+          assertThat(gens.mappedBytes()).isEqualTo(mappedBytesOf(store, g.files()));
+        }
+      }
+    }
+  }
+
+  @Test
+  void reopensWithinTheFillWindowKeepFillingTheLastArena() throws Exception {
+    try (PartitionStore store = store(2)) {
+      for (int p = 0; p < 2; p++) {
+        publish(store, p, 1);
+      }
+      try (Generations gens =
+          Generations.builder(store)
+              .scanInterval(Duration.ZERO)
+              .arenaGroupSize(4)
+              .bulkReopenPartitions(1)
+              .arenaFillWindow(Duration.ofHours(1))
+              .build()) {
+        gens.start();
+        assertThat(gens.openArenas()).isEqualTo(1);
+        // two more reopens of one new partition each: into the arena of the first (2 + 1 + 1)
+        for (int p = 2; p < 4; p++) {
+          publish(store, p, 1);
+          gens.reopen().get(30, TimeUnit.SECONDS);
+        }
+        assertThat(gens.openArenas()).isEqualTo(1);
+        assertThat(gens.mappedPartitions()).isEqualTo(4);
+        // the arena is full: the next reopen opens another
+        publish(store, 4, 1);
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        assertThat(gens.openArenas()).isEqualTo(2);
+        // replacing the four partitions of the first arena unmaps them with one close; the
+        // replacements fill the second arena (1 + 3) and open a third
+        for (int p = 0; p < 4; p++) {
+          publish(store, p, 2);
+        }
+        gens.reopen().get(30, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> gens.unmapCount() == 1);
+        assertThat(gens.openArenas()).isEqualTo(2);
+        assertThat(gens.mappedPartitions()).isEqualTo(5);
+        try (Generation g = gens.acquire()) {
+          assertThat(g.files().values()).allMatch(id -> id.partition() == 4 || id.version() == 2);
           assertThat(gens.mappedBytes()).isEqualTo(mappedBytesOf(store, g.files()));
         }
       }
