@@ -415,18 +415,10 @@ public final class FreshnessBenchmark implements Callable<Integer> {
                 + ": "
                 + new String(response.body(), java.nio.charset.StandardCharsets.UTF_8));
       }
-      JsonNode n = json.readTree(response.body());
-      JsonNode g = n.get("generation");
-      if (g == null || !g.canConvertToLong()) {
-        throw new IOException(searcher + " serves no generation yet: " + n);
-      }
-      Map<Integer, Long> versions = new java.util.HashMap<>();
-      n.path("served")
-          .properties()
-          .forEach(e -> versions.put(Integer.parseInt(e.getKey()), e.getValue().asLong()));
+      ServedVersions parsed = ServedVersions.parse(searcher, response.body());
       String tag = response.headers().firstValue("ETag").orElse("");
-      served.put(searcher, new Served(tag, g.asLong(), Map.copyOf(versions)));
-      return g.asLong();
+      served.put(searcher, new Served(tag, parsed.generation(), parsed.versions()));
+      return parsed.generation();
     }
 
     /** The versions of the generation the last {@link #generation} call saw. */
