@@ -18,14 +18,18 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -260,17 +264,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         .computeIfAbsent(
             schemaVersion,
             sv -> {
-              Map<Integer, Long> out = new TreeMap<>();
               SchemaFiles s = schemas.get(sv);
-              if (s != null) {
-                s.partitions.forEach(
-                    (p, files) -> {
-                      if (!files.versions.isEmpty()) {
-                        out.put(p, files.versions.lastKey());
-                      }
-                    });
-              }
-              return Collections.unmodifiableMap(out);
+              return s == null ? Map.of() : new LatestVersions(s.latest.clone());
             });
   }
 
@@ -893,6 +888,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private void modified(PartitionFiles p) {
     modifications++;
     p.schema.serve(p.partition, p.serving());
+    p.schema.latest(p.partition, p.versions.isEmpty() ? -1 : p.versions.lastKey());
   }
 
   /** The maps derived since the last change (with the lock held). */
@@ -936,11 +932,100 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
   }
 
+  /**
+   * {@link #latestVersions} as an unmodifiable map over a copy of the store's array (partition →
+   * newest version, -1 for none): a lookup is an array read, and deriving it copies one array.
+   */
+  private static final class LatestVersions extends AbstractMap<Integer, Long> {
+    private final long[] versions;
+    private final int size;
+
+    LatestVersions(long[] versions) {
+      this.versions = versions;
+      int n = 0;
+      for (long v : versions) {
+        n += v >= 0 ? 1 : 0;
+      }
+      this.size = n;
+    }
+
+    @Override
+    public Long get(Object key) {
+      return key instanceof Integer p && p >= 0 && p < versions.length && versions[p] >= 0
+          ? versions[p]
+          : null;
+    }
+
+    @Override
+    public boolean containsKey(Object key) {
+      return get(key) != null;
+    }
+
+    @Override
+    public int size() {
+      return size;
+    }
+
+    @Override
+    public Set<Map.Entry<Integer, Long>> entrySet() {
+      return new AbstractSet<>() {
+        @Override
+        public int size() {
+          return size;
+        }
+
+        @Override
+        public Iterator<Map.Entry<Integer, Long>> iterator() {
+          return new Iterator<>() {
+            private int next = advance(0);
+
+            private int advance(int from) {
+              while (from < versions.length && versions[from] < 0) {
+                from++;
+              }
+              return from;
+            }
+
+            @Override
+            public boolean hasNext() {
+              return next < versions.length;
+            }
+
+            @Override
+            public Map.Entry<Integer, Long> next() {
+              if (next >= versions.length) {
+                throw new NoSuchElementException();
+              }
+              Map.Entry<Integer, Long> e = Map.entry(next, versions[next]);
+              next = advance(next + 1);
+              return e;
+            }
+          };
+        }
+      };
+    }
+  }
+
   private static final class SchemaFiles {
     Schema schema;
     final Map<Integer, PartitionFiles> partitions = new HashMap<>();
     // the serving file of each partition, kept up to date by modified(), indexed by partition
     StoredFile[] serving = new StoredFile[0];
+
+    // the newest version of each partition, -1 for none, kept up to date by modified()
+    long[] latest = new long[0];
+
+    void latest(int partition, long version) {
+      if (partition >= latest.length) {
+        if (version < 0) {
+          return;
+        }
+        int from = latest.length;
+        latest = Arrays.copyOf(latest, Math.max(partition + 1, latest.length * 2));
+        Arrays.fill(latest, from, latest.length, -1);
+      }
+      latest[partition] = version;
+    }
 
     void serve(int partition, StoredFile file) {
       if (partition >= serving.length) {
