@@ -287,6 +287,72 @@ class DatabaseUpdateTest {
     assertThat(Files.readAllBytes(file)).isEqualTo(fresh.toByteArray());
   }
 
+  /**
+   * A partition shaped like a feed's (unique ids, near-unique numbers, a few frequent values, rare
+   * multi-valued tags) under a small change: Bloom filters, postings mixing lists and bit sets, and
+   * 4-byte value offsets go through the update's value-by-value merge.
+   */
+  @Test
+  void aSmallChangeOfAFeedLikePartitionIsByteIdenticalBloomFiltersIncluded() throws Exception {
+    Schema schema =
+        Schema.builder()
+            .field("id", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("color", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("tags", FieldType.STRING, FieldRole.FILTERABLE)
+            .field("price", FieldType.LONG, FieldRole.FULL)
+            .build();
+    Random random = new Random(SEED);
+    List<Document> baseDocs = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      ids.add(String.format("id-%08d-%s", 10 * i + 5, "x".repeat(20)));
+      baseDocs.add(feedDocument(schema, random, ids.get(i)));
+    }
+    Path baseFile = dir.resolve("feed-base.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(schema);
+    baseDocs.forEach(b::add);
+    b.writeTo(baseFile);
+    try (Database base = Database.open(baseFile)) {
+      DatabaseUpdate up = DatabaseUpdate.on(base);
+      List<Document> expected = new ArrayList<>();
+      for (int i = 0; i < 3000; i++) {
+        if (i % 97 == 0) {
+          // a new document in place of the old, with an id sorting anywhere, or the same id
+          String id = i % 2 == 0 ? ids.get(i) : String.format("id-%08d", random.nextInt(40_000));
+          Document d = feedDocument(schema, random, id);
+          up.add(d);
+          expected.add(d);
+        } else if (i % 101 != 0) {
+          up.keep(i);
+          expected.add(baseDocs.get(i));
+        }
+      }
+      Document last = feedDocument(schema, random, "zz-after-every-id");
+      up.add(last);
+      expected.add(last);
+      Path out = dir.resolve("feed-next.mosaic");
+      up.writeTo(out);
+      assertIdentical(out, base, schema, expected);
+      try (var next = dev.mosaic.format.impl.DatabaseReader.of(Database.open(out))) {
+        assertThat(next.segments().stream().filter(x -> x.kind().equals("bloom")).count())
+            .isEqualTo(2); // id and price
+      }
+    }
+  }
+
+  private static Document feedDocument(Schema schema, Random random, String id) {
+    Document.Builder d =
+        Document.builder(schema)
+            .add("id", id)
+            .add("color", "c" + random.nextInt(5))
+            .add("price", random.nextLong(1_000_000_000L));
+    for (int t = random.nextInt(3); t >= 0; t--) {
+      d.add(
+          "tags", random.nextInt(4) == 0 ? "rare" + random.nextInt(2000) : "t" + random.nextInt(8));
+    }
+    return d.payload(new byte[] {(byte) random.nextInt()}).build();
+  }
+
   @Test
   void blocksAwayFromTheChangesAreCopiedWithoutBeingDecompressed() throws Exception {
     Random random = new Random(SEED);

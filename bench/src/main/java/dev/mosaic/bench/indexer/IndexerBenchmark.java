@@ -262,6 +262,23 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
     return 0;
   }
 
+  /**
+   * Writes the partitions whose build rates {@link #call()} measures with the default options (500k
+   * offers, seed 1, 1024 partitions, 1% changed) to {@code file} for {@link MergeCpuRate}.
+   */
+  static void writeRatePartitions(Path file) throws IOException {
+    IndexerBenchmark b = new IndexerBenchmark();
+    CarOfferGenerator generator = CarOfferGenerator.builder().seed(b.seed).build();
+    List<CarOffer> cars = new ArrayList<>(b.offers);
+    for (int i = 0; i < b.offers; i++) {
+      cars.add(generator.next());
+    }
+    List<CarOffer> next = generator.mutate(cars, b.changed, 0, 0);
+    MergeCpuRate.write(
+        file,
+        Cycle.of(cars, next, b.partitions).byPartition(cars, next, b.partitions, b.partitions));
+  }
+
   /** What a cycle changes: offers, their partners and partitions (old and new). */
   private record Cycle(
       int changedOffers, Set<String> changedPartners, Set<Integer> changedPartitions) {

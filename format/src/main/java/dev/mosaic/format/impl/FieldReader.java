@@ -173,6 +173,45 @@ final class FieldReader {
     return (int) (unsigned(at + offsetWidth, offsetWidth) - unsigned(at, offsetWidth));
   }
 
+  /**
+   * Entries {@code [0, count)} of a table of unsigned little-endian numbers of {@code bytes} (2 or
+   * 4) bytes at {@code at}, copied out at once (a caller reading a whole table entry by entry pays
+   * the segment's checks on every one).
+   */
+  int[] unsignedTable(long at, int count, int bytes) {
+    int[] table = new int[count];
+    if (bytes == 2) {
+      short[] shorts = new short[count];
+      MemorySegment.copy(data, SHORT, at, shorts, 0, count);
+      for (int i = 0; i < count; i++) {
+        table[i] = shorts[i] & 0xFFFF;
+      }
+    } else {
+      MemorySegment.copy(data, INT, at, table, 0, count);
+    }
+    return table;
+  }
+
+  /** The postings prefix table of a filterable field: {@code valueCount + 1} cumulative counts. */
+  int[] prefixTable() {
+    return unsignedTable(prefix, valueCount + 1, prefixWidth);
+  }
+
+  /**
+   * Where every value starts relative to {@code valueData}, and where the last one ends: {@code
+   * valueCount + 1} entries.
+   */
+  int[] valueStarts() {
+    if (width == 0) {
+      return unsignedTable(values, valueCount + 1, offsetWidth);
+    }
+    int[] starts = new int[valueCount + 1];
+    for (int i = 0; i <= valueCount; i++) {
+      starts[i] = i * width;
+    }
+    return starts;
+  }
+
   /** An unsigned little-endian number of 2 or 4 bytes. */
   long unsigned(long at, int bytes) {
     return bytes == 2 ? data.get(SHORT, at) & 0xFFFF : data.get(INT, at) & 0xFFFF_FFFFL;

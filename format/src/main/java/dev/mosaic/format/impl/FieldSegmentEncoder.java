@@ -130,21 +130,20 @@ final class FieldSegmentEncoder {
       sink.setLong(32, sink.size());
       int used = prefix[distinct];
       boolean allLists = true;
+      long postingBytes = 0;
       for (int v = 0; v < distinct; v++) {
-        if (!isList(prefix[v + 1] - prefix[v], idBytes, n)) {
+        int c = prefix[v + 1] - prefix[v];
+        if (isList(c, idBytes, n)) {
+          postingBytes += (long) c * idBytes;
+        } else {
+          postingBytes += words(n) * 8L;
           allLists = false;
-          break;
         }
       }
       if (allLists) {
         flags |= FLAG_ALL_LISTS;
       }
       int prefixWidth = offsetWidth(used);
-      long postingBytes = 0;
-      for (int v = 0; v < distinct; v++) {
-        int c = prefix[v + 1] - prefix[v];
-        postingBytes += isList(c, idBytes, n) ? (long) c * idBytes : words(n) * 8L;
-      }
       int postingWidth = offsetWidth(postingBytes);
       sink.array()[21] = (byte) prefixWidth;
       sink.array()[22] = (byte) (allLists ? 0 : postingWidth);
@@ -156,10 +155,12 @@ final class FieldSegmentEncoder {
       int dataStart = sink.size();
       int words = words(n);
       long[] bitmap = null;
-      for (int v = 0; v < distinct; v++) {
-        if (!allLists) {
-          sink.setUnsigned(offsetsAt + postingWidth * v, sink.size() - dataStart, postingWidth);
-        }
+      if (allLists) {
+        // every value's list follows the previous one's: all of them at once
+        sink.putAll(ids, 0, used, idBytes);
+      }
+      for (int v = 0; !allLists && v < distinct; v++) {
+        sink.setUnsigned(offsetsAt + postingWidth * v, sink.size() - dataStart, postingWidth);
         int from = prefix[v];
         int to = prefix[v + 1];
         if (isList(to - from, idBytes, n)) {

@@ -240,7 +240,12 @@ public final class PartitionUpdate {
       int at = 0;
       int j = 0;
       int words = FileFormat.words(f.documents);
-      int next = f.valueCount > 0 ? f.prefix(0) : 0;
+      // the tables walked value by value, copied out of the file at once
+      int[] basePrefix = f.prefixTable();
+      int[] valueStarts = f.valueStarts();
+      // with lists only (the usual case), every value's list follows the previous one: all ids
+      // at once
+      int[] allIds = f.allLists ? listIds(f, f.postings, basePrefix[f.valueCount]) : null;
       for (int b = 0; b < f.valueCount; b++) {
         while (j < freshSorted.length && freshAt[j] < 0 && -freshAt[j] - 1 <= b) {
           // a value only new documents have
@@ -254,12 +259,17 @@ public final class PartitionUpdate {
         int mine = j < freshSorted.length && freshAt[j] == b ? j++ : -1;
         int from = at;
         // the kept documents having base value b, as output ids (ascending: base order is kept)
-        int p0 = next;
-        next = f.prefix(b + 1);
-        int count = next - p0;
-        if (f.allLists || isList(count, f.idBytes, f.documents)) {
-          long posting = f.allLists ? f.postings + (long) f.idBytes * p0 : f.postingsOf(b);
-          at = mapList(f, posting, count, map, ids, at);
+        int p0 = basePrefix[b];
+        int p1 = basePrefix[b + 1];
+        if (allIds != null) {
+          for (int x = p0; x < p1; x++) {
+            int id = map[allIds[x]];
+            if (id >= 0) {
+              ids[at++] = id;
+            }
+          }
+        } else if (isList(p1 - p0, f.idBytes, f.documents)) {
+          at = mapList(f, f.postingsOf(b), p1 - p0, map, ids, at);
         } else {
           long posting = f.postingsOf(b);
           for (int w = 0; w < words; w++) {
@@ -283,8 +293,7 @@ public final class PartitionUpdate {
           if (baseToOut != null) {
             baseToOut[b] = distinct;
           }
-          int start = (int) (f.valueOffset(b) - f.valueData);
-          sorted[distinct++] = Arrays.copyOfRange(baseValues, start, start + f.valueLength(b));
+          sorted[distinct++] = Arrays.copyOfRange(baseValues, valueStarts[b], valueStarts[b + 1]);
           prefix[distinct] = at;
         }
       }
@@ -328,6 +337,11 @@ public final class PartitionUpdate {
 
     /** Posting lists up to this long are read id by id, longer ones copied out in bulk. */
     private static final int SHORT_LIST = 8;
+
+    /** Ids {@code [0, count)} of the list at {@code posting}, copied out at once. */
+    private static int[] listIds(FieldReader f, long posting, int count) {
+      return f.unsignedTable(posting, count, f.idBytes);
+    }
 
     /** Scratch for a posting list's ids, read in bulk. */
     private short[] shortIds = new short[64];
@@ -503,14 +517,26 @@ public final class PartitionUpdate {
     final class Payloads {
       final PayloadBlocks baseBlocks = base.payloadBlocks();
 
-      long length(int p) {
-        int e = order[p];
-        if (e < 0) {
-          return added.get(e & ~ADDED).payload().length;
+      /** Where every output document's payload starts, and where the last one ends. */
+      final long[] starts = starts();
+
+      private long[] starts() {
+        long[] baseLogical = baseBlocks != null ? baseBlocks.logicalTable() : null;
+        long[] result = new long[n + 1];
+        long offset = 0;
+        for (int p = 0; p < n; p++) {
+          result[p] = offset;
+          int e = order[p];
+          if (e < 0) {
+            offset += added.get(e & ~ADDED).payload().length;
+          } else if (baseLogical != null) {
+            offset += baseLogical[e + 1] - baseLogical[e];
+          } else {
+            offset += base.rawPayloadOffset(e + 1) - base.rawPayloadOffset(e);
+          }
         }
-        return baseBlocks != null
-            ? baseBlocks.length(e)
-            : base.rawPayloadOffset(e + 1) - base.rawPayloadOffset(e);
+        result[n] = offset;
+        return result;
       }
 
       byte[] bytes(int p) {
@@ -519,10 +545,7 @@ public final class PartitionUpdate {
       }
 
       SegmentFile.Segment segment() throws IOException {
-        long total = 0;
-        for (int p = 0; p < n; p++) {
-          total += length(p);
-        }
+        long total = starts[n];
         int width = total <= 0xFFFF_FFFFL ? 4 : 8;
         long rawLength = 8 + (long) (n + 1) * width + total;
         if (total == 0 || total > Integer.MAX_VALUE) {
@@ -572,15 +595,11 @@ public final class PartitionUpdate {
       }
 
       private void putOffsets(ByteSink head, int width) {
-        long offset = 0;
         for (int p = 0; p <= n; p++) {
           if (width == 4) {
-            head.putInt((int) offset);
+            head.putInt((int) starts[p]);
           } else {
-            head.putLong(offset);
-          }
-          if (p < n) {
-            offset += length(p);
+            head.putLong(starts[p]);
           }
         }
       }

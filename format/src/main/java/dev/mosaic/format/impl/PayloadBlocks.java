@@ -285,6 +285,24 @@ final class PayloadBlocks {
         : data.get(LONG, logicalOffsets + 8L * document);
   }
 
+  /**
+   * Where every document's payload starts in the uncompressed concatenation, and where the last one
+   * ends ({@code documents + 1} entries), copied out at once.
+   */
+  long[] logicalTable() {
+    long[] table = new long[documents + 1];
+    if (width == 4) {
+      int[] ints = new int[documents + 1];
+      MemorySegment.copy(data, INT, logicalOffsets, ints, 0, ints.length);
+      for (int i = 0; i < ints.length; i++) {
+        table[i] = ints[i] & 0xFFFF_FFFFL;
+      }
+    } else {
+      MemorySegment.copy(data, LONG, logicalOffsets, table, 0, table.length);
+    }
+    return table;
+  }
+
   /** Length of a document's payload, without decompressing. */
   long length(int document) {
     return logical(document + 1) - logical(document);
