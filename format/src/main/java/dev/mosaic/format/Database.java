@@ -34,6 +34,17 @@ public sealed interface Database extends Searchable, Closeable permits Partition
   }
 
   /**
+   * As {@link #open(Path)}, for the calling thread only: the file is mapped in a confined arena, so
+   * {@link #close()} unmaps it without the handshake with every thread of the JVM that unmapping a
+   * shared mapping costs (on a busy machine with many threads, tens to hundreds of milliseconds per
+   * close). For a file one thread reads and closes, such as the base of a {@link DatabaseUpdate}.
+   * NOTE: any use from another thread, payload views included, throws {@link WrongThreadException}.
+   */
+  static Database openConfined(Path file) throws IOException {
+    return new PartitionDatabase(DatabaseOpener.openConfined(file, false));
+  }
+
+  /**
    * Maps a file into a caller-owned arena (several partitions may share one arena, so one close
    * unmaps them all). {@link #close()} on the result does not unmap; closing the arena does.
    */

@@ -226,6 +226,37 @@ class DatabaseTest {
   }
 
   @Test
+  void aConfinedDatabaseAnswersItsOwnThreadOnlyAndUnmapsOnClose() throws Exception {
+    Path file = dir.resolve("cars.mosaic");
+    CarsFixture.builder(0, 100).payloadCompression(PayloadCompression.NONE).writeTo(file);
+    long expected;
+    try (Database shared = Database.open(file)) {
+      expected = shared.count(Query.all());
+    }
+    Database db = Database.openConfined(file);
+    assertThat(db.count(Query.all())).isEqualTo(expected).isEqualTo(100);
+    MemorySegment payload = db.payload(3);
+    java.util.concurrent.atomic.AtomicReference<Throwable> other =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread t =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  try {
+                    payload.get(ValueLayout.JAVA_BYTE, 0);
+                  } catch (Throwable e) {
+                    other.set(e);
+                  }
+                });
+    t.join();
+    assertThat(other.get()).isInstanceOf(WrongThreadException.class);
+    db.close();
+    assertThatThrownBy(() -> payload.get(ValueLayout.JAVA_BYTE, 0))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> db.count(Query.all())).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   void partitionsMappedIntoOneArenaAreUnmappedByClosingIt() throws Exception {
     Path a = dir.resolve("a");
     Path b = dir.resolve("b");

@@ -208,7 +208,9 @@ final class PartitionRebuilder {
     }
     Path file = layout.file(plan.base());
     try {
-      return Database.open(file, false);
+      // confined: only this rebuild thread reads the base, and closing a shared mapping costs a
+      // handshake with every thread of the JVM, per rebuild
+      return Database.openConfined(file);
     } catch (NoSuchFileException e) {
       restore.accept(plan.partition());
       throw new IOException(

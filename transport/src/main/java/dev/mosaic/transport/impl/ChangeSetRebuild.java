@@ -101,7 +101,9 @@ final class ChangeSetRebuild {
     long expectedCrc = d.getHeader().getCrc32C();
     try (ReceivingStore.HeldFile baseFile = held.get();
         StagedFile staged = store.stage(id, size)) {
-      try (Database base = Database.open(baseFile.path())) {
+      // confined: the merge reads the base on this thread only, and closing a shared mapping
+      // costs a handshake with every thread, per change set
+      try (Database base = Database.openConfined(baseFile.path())) {
         ChangeSet.decode(base.schema(), changes).applyTo(base, staged.path(), false);
       } catch (MalformedChangeSetException e) {
         throw new NeedFullException("malformed", e.getMessage());
