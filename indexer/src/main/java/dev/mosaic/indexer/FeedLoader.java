@@ -359,6 +359,12 @@ public final class FeedLoader implements AutoCloseable {
     int unchanged;
     int rejected;
 
+    /**
+     * Offers of the previous state that are in the next one: when that is all of them, nothing
+     * disappeared and the previous state need not be walked for tombstones.
+     */
+    int previousKept;
+
     SnapshotDiff(
         String partner,
         SnapshotBytes snapshot,
@@ -392,13 +398,15 @@ public final class FeedLoader implements AutoCloseable {
         }
         diffOne(offer);
       }
-      prev.forEach(
-          (offerHash, entry) -> {
-            if (!next.contains(offerHash)) {
-              queue(PartnerSnapshotState.partitionOf(entry), offerHash, null);
-              deletes++;
-            }
-          });
+      if (previousKept < prev.size()) {
+        prev.forEach(
+            (offerHash, entry) -> {
+              if (!next.contains(offerHash)) {
+                queue(PartnerSnapshotState.partitionOf(entry), offerHash, null);
+                deletes++;
+              }
+            });
+      }
       flush();
     }
 
@@ -427,7 +435,10 @@ public final class FeedLoader implements AutoCloseable {
         return;
       }
       long offerHash = offer.offerIdHash();
-      if (next.contains(offerHash)) {
+      int partition = offer.indexPartition(config.partitions());
+      long entry = PartnerSnapshotState.entry(offer.fingerprint(), partition);
+      // One probe of the next state both claims the offer id and finds a duplicate.
+      if (!next.putIfAbsent(offerHash, entry)) {
         reject(
             offer,
             null,
@@ -438,22 +449,24 @@ public final class FeedLoader implements AutoCloseable {
                 + "' appears twice in the snapshot; the first one is kept");
         return;
       }
-      int partition = offer.indexPartition(config.partitions());
-      long entry = PartnerSnapshotState.entry(offer.fingerprint(), partition);
       long previousEntry = prev.entry(offerHash);
       if (previousEntry == entry) {
         // Unchanged offers passed every check when they were first published.
-        next.putEntry(offerHash, entry);
         unchanged++;
+        previousKept++;
         return;
       }
       reason = checkContent(offer);
       if (reason != null) {
+        next.remove(offerHash); // absent from the snapshot: a later offer with its id may take it
         reject(offer, null, reason);
         return;
       }
-      next.putEntry(offerHash, entry);
-      int before = prev.partition(offerHash);
+      int before = -1;
+      if (previousEntry != PartnerSnapshotState.ABSENT) {
+        previousKept++;
+        before = PartnerSnapshotState.partitionOf(previousEntry);
+      }
       if (before >= 0 && before != partition) {
         queue(before, offerHash, null);
         deletes++;

@@ -22,7 +22,10 @@ final class PartnerSnapshotState {
   static final int MAX_PARTITIONS = 1 << 15;
 
   private static final long PARTITION_BITS = 0xFFFFL;
-  private static final long ABSENT = -1L;
+
+  /** What {@link #entry(long)} returns for an offer the state does not hold. */
+  static final long ABSENT = -1L;
+
   private final Long2LongOpenHashMap entries;
 
   PartnerSnapshotState(int expected) {
@@ -69,10 +72,29 @@ final class PartnerSnapshotState {
 
   /** Puts an entry made by {@link #entry(long, int)} (or read back from a state file). */
   void putEntry(long offerHash, long entry) {
+    checkEntry(entry);
+    entries.put(offerHash, entry);
+  }
+
+  private static void checkEntry(long entry) {
     if (entry == ABSENT || partitionOf(entry) >= MAX_PARTITIONS) {
       throw new IllegalArgumentException("not a state entry: " + Long.toHexString(entry));
     }
-    entries.put(offerHash, entry);
+  }
+
+  /**
+   * Puts an entry made by {@link #entry(long, int)} unless the state already holds the offer.
+   *
+   * @return whether it was put (false: the offer was there, its entry is unchanged)
+   */
+  boolean putIfAbsent(long offerHash, long entry) {
+    checkEntry(entry);
+    return entries.putIfAbsent(offerHash, entry) == ABSENT;
+  }
+
+  /** Forgets an offer. */
+  void remove(long offerHash) {
+    entries.remove(offerHash);
   }
 
   /** Calls back for every offer: hash of its id and packed entry. */

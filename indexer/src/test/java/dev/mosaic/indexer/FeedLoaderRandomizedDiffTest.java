@@ -8,6 +8,7 @@ import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
+import dev.mosaic.api.feed.FieldValue;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.embedded.EmbeddedKafka;
 import java.nio.file.Files;
@@ -28,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Random snapshot sequences of several partners against a reference made of plain sets of offers:
  * after every round the topic's live offers are exactly the partners' latest valid offers, and the
  * loader's counts are the reference's (new, changed, moved between partitions, removed, observed
- * again unchanged, sent without partner id, invalid). Rounds restart the loader or damage its state
- * files at random.
+ * again unchanged, sent without partner id, invalid, an offer id twice in a snapshot). Rounds
+ * restart the loader or damage its state files at random.
  */
 class FeedLoaderRandomizedDiffTest {
   private static final int P = 16;
@@ -149,6 +150,15 @@ class FeedLoaderRandomizedDiffTest {
         o = o.toBuilder().setDedupKey("").build(); // invalid: dead-lettered, counts as absent
       } else if (d < 0.40 && !o.getDedupKey().isEmpty()) {
         o = o.toBuilder().setPartnerId(partner).build(); // partner id back
+      } else if (d < 0.43) {
+        o = wrongType(o); // a valid identity but not the schema: dead-lettered, counts as absent
+      } else if (d < 0.48) {
+        // Its id twice, the copies in random order: the first valid one is kept.
+        Offer copy =
+            o.toBuilder()
+                .setCar(o.getCar().toBuilder().setPriceRub(random.nextInt(9_000_000)))
+                .build();
+        next.add(random.nextBoolean() ? copy : wrongType(copy));
       }
       next.add(o);
     }
@@ -165,12 +175,27 @@ class FeedLoaderRandomizedDiffTest {
     return next;
   }
 
-  /** Offer id → offer (partner set, observation time cleared) of the offers the loader accepts. */
+  /** An offer with a field value of the wrong type for the schema. */
+  private static Offer wrongType(Offer o) {
+    return o.toBuilder()
+        .addFields(FieldValue.newBuilder().setName("year").setStringValue("2019"))
+        .build();
+  }
+
+  private static boolean hasWrongType(Offer o) {
+    return o.getFieldsList().stream()
+        .anyMatch(f -> f.hasStringValue() && f.getName().equals("year"));
+  }
+
+  /**
+   * Offer id → offer of the offers the loader accepts: valid ones, the first of each offer id in
+   * snapshot order.
+   */
   private static Map<String, Offer> validByOfferId(List<Offer> offers) {
     Map<String, Offer> valid = new LinkedHashMap<>();
     for (Offer o : offers) {
-      if (!o.getDedupKey().isEmpty()) {
-        valid.put(o.getOfferId(), o);
+      if (!o.getDedupKey().isEmpty() && !hasWrongType(o)) {
+        valid.putIfAbsent(o.getOfferId(), o);
       }
     }
     return valid;
