@@ -208,9 +208,12 @@ final class PartitionRebuilder {
     }
     Path file = layout.file(plan.base());
     try {
-      // confined: only this rebuild thread reads the base, and closing a shared mapping costs a
-      // handshake with every thread of the JVM, per rebuild
-      return Database.openConfined(file);
+      // NOTE: a confined base (Database.openConfined) would spare each rebuild a shared arena's
+      // close (a handshake with every thread), but in bench/freshness.sh the faster rebuilds then
+      // rebuilt most partitions once per partner batch instead of once per cycle, and a version
+      // superseded before its delivery breaks the receivers' change-set chain (full files for the
+      // next one). Kept shared until deliveries cope with superseded versions.
+      return Database.open(file, false);
     } catch (NoSuchFileException e) {
       restore.accept(plan.partition());
       throw new IOException(
