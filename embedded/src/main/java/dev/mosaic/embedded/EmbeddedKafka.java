@@ -31,6 +31,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -193,8 +194,19 @@ public final class EmbeddedKafka implements AutoCloseable {
       throws ExecutionException, InterruptedException, TimeoutException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
-      TopicDescription d =
-          admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
+      TopicDescription d;
+      try {
+        d = admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
+      } catch (ExecutionException e) {
+        // a topic just created may not be in the broker's metadata yet: ask again until the
+        // deadline (a fresh clone's CI run met this right after the create returned)
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(50); // polling interval of a bounded wait, not synchronization
+        continue;
+      }
       if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
         return;
       }
