@@ -194,20 +194,7 @@ public final class EmbeddedKafka implements AutoCloseable {
       throws ExecutionException, InterruptedException, TimeoutException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
-      TopicDescription d;
-      try {
-        d = admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
-      } catch (ExecutionException e) {
-        // a topic just created may not be in the broker's metadata yet: ask again until the
-        // deadline (a fresh clone's CI run met this right after the create returned)
-        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
-            || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(50); // polling interval of a bounded wait, not synchronization
-        continue;
-      }
-      if (d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+      if (hasLeaders(admin, name)) {
         return;
       }
       if (System.nanoTime() > deadline) {
@@ -215,6 +202,24 @@ public final class EmbeddedKafka implements AutoCloseable {
       }
       Thread.sleep(50); // polling interval of a bounded wait, not synchronization
     }
+  }
+
+  /**
+   * Whether every partition of the topic has a leader; false while the broker's metadata does not
+   * know the topic yet (it may lag the create's answer).
+   */
+  private static boolean hasLeaders(Admin admin, String name)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    TopicDescription d;
+    try {
+      d = admin.describeTopics(List.of(name)).allTopicNames().get(10, TimeUnit.SECONDS).get(name);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return false;
+      }
+      throw e;
+    }
+    return d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty());
   }
 
   /** Creates a topic with the broker's default configuration. */

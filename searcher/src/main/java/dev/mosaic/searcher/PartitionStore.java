@@ -315,15 +315,11 @@ public final class PartitionStore implements ReceivingStore, Closeable {
             schemaVersion,
             sv -> {
               NavigableMap<Integer, StoredFile> out = new TreeMap<>();
-              SchemaFiles s = schemas.get(sv);
-              if (s != null) {
-                s.partitions.forEach(
-                    (p, files) -> {
-                      StoredFile f = files.serving();
-                      if (f != null) {
-                        out.put(p, f);
-                      }
-                    });
+              StoredFile[] serving = servingArray(sv);
+              for (int p = 0; p < serving.length; p++) {
+                if (serving[p] != null) {
+                  out.put(p, serving[p]);
+                }
               }
               return Collections.unmodifiableNavigableMap(out);
             });
