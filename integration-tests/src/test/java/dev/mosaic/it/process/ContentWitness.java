@@ -68,8 +68,8 @@ final class ContentWitness implements AutoCloseable {
 
   /**
    * The offers of version {@code version} of partition {@code partition}: read once from a
-   * searcher's copy of that file (here {@code s}'s, unless read before), checksum verified; empty
-   * when that file is gone (superseded and deleted by retention).
+   * searcher's copy of that file ({@code s}'s first, unless read before), checksum verified; empty
+   * when every copy is gone (superseded and deleted by retention).
    */
   java.util.Optional<java.util.Set<PartitionOffers.Offer>> offers(
       ProcessCluster.Searcher s, int schemaVersion, int partition, long version) {
@@ -146,22 +146,36 @@ final class ContentWitness implements AutoCloseable {
     }
   }
 
-  /** Reads the offers of a served version from the searcher's store, once per version. */
+  /**
+   * Reads the offers of a served version once per version: from {@code s}'s store, else from any
+   * other live searcher's copy (retention may have deleted {@code s}'s copy of a version a grouped
+   * generation still serves, while a peer that received it later still holds it).
+   */
   private void readOffers(
       ProcessCluster.Searcher s, int schemaVersion, int partition, long version, String key) {
     if (offers.containsKey(key)) {
       return;
     }
-    Path file =
-        s.storeSeen()
-            .resolve(PartitionLayout.schemaDirName(schemaVersion))
-            .resolve(String.valueOf(partition))
-            .resolve(PartitionLayout.fileName(version));
-    try {
-      offers.put(key, PartitionOffers.read(file));
-    } catch (java.io.IOException | RuntimeException e) {
-      // retention deleted it meanwhile, or the searcher went away: another searcher may still have
-      // it
+    List<ProcessCluster.Searcher> holders = new ArrayList<>();
+    holders.add(s);
+    for (ProcessCluster.Searcher other : searchers.get()) {
+      if (other != s) {
+        holders.add(other);
+      }
+    }
+    for (ProcessCluster.Searcher holder : holders) {
+      Path file =
+          holder
+              .storeSeen()
+              .resolve(PartitionLayout.schemaDirName(schemaVersion))
+              .resolve(String.valueOf(partition))
+              .resolve(PartitionLayout.fileName(version));
+      try {
+        offers.put(key, PartitionOffers.read(file));
+        return;
+      } catch (java.io.IOException | RuntimeException e) {
+        // retention deleted it meanwhile, or that searcher went away: try the next one
+      }
     }
   }
 

@@ -185,8 +185,9 @@ final class ProcessCluster implements AutoCloseable {
       }
       if (!ownDisk) {
         // superseded files stay a while, so that answers can be checked against the files of the
-        // generation they ran on (a grouped generation serves its members' older versions)
-        sets.add("mosaic.searcher.keep-versions=16");
+        // generation they ran on (a grouped generation serves its members' older versions, and a
+        // loaded machine reads them late); files here are tens of KiB
+        sets.add("mosaic.searcher.keep-versions=64");
       }
       List<String> launcher = List.of();
       if (ownDisk) {
