@@ -25,7 +25,9 @@ import java.util.zip.GZIPOutputStream;
  * comparing two builds of the format module on a shared machine: the first run generates the
  * partitions' offers as {@link IndexerBenchmark} does ({@code --offers}, default 500k, 1024
  * partitions, 1% changed) and keeps them in {@code <dir>/offers.bin.gz}; every run builds the base
- * files, then runs merge passes over all partitions and prints each pass's carried-over documents
+ * files ({@code -DfullPasses=N} times, default once, each pass printed with its full-build documents
+ * per second of thread CPU time: that includes native code, such as zstd training a payload
+ * dictionary, which a Java flight recording's execution samples do not see), then runs merge passes over all partitions and prints each pass's carried-over documents
  * per second of thread CPU time (all of it, and user time alone: the kernel's part, creating and
  * renaming files, depends on the file system; {@code FILES_DIR} on a tmpfs leaves it small), and
  * the medians of the last two thirds of the passes as {@code RESULT merge_cpu docs_per_cpu_s=<>
@@ -57,12 +59,21 @@ public final class MergeCpuRate {
         (args.length > 3 ? Path.of(args[3]) : dir)
             .resolve("files-" + ProcessHandle.current().pid());
     Files.createDirectories(files);
-    for (int p = 0; p < partitions.size(); p++) {
-      DatabaseUpdate update = DatabaseUpdate.fresh(CarsSchema.SCHEMA);
-      for (byte[] offer : partitions.get(p).offers()) {
-        update.add(document(offer));
+    int fullPasses = Integer.getInteger("fullPasses", 1);
+    for (int pass = 0; pass < fullPasses; pass++) {
+      long cpu = threads.getCurrentThreadCpuTime();
+      long docs = 0;
+      for (int p = 0; p < partitions.size(); p++) {
+        DatabaseUpdate update = DatabaseUpdate.fresh(CarsSchema.SCHEMA);
+        for (byte[] offer : partitions.get(p).offers()) {
+          update.add(document(offer));
+        }
+        docs += update.fsync(false).writeTo(files.resolve(p + ".mosaic")).documents();
       }
-      update.fsync(false).writeTo(files.resolve(p + ".mosaic"));
+      double seconds = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
+      System.out.printf(
+          "full build %d: %,d documents in %.3f cpu s: %,.0f docs/cpu s%n",
+          pass, docs, seconds, docs / seconds);
     }
     double[] rates = new double[passes];
     double[] userRates = new double[passes];
