@@ -43,6 +43,7 @@ public final class ChangeSet {
   /** Most a deflated body may expand (deflate's own limit is about 1032:1). */
   private static final long MAX_INFLATION = 1100;
 
+  private final Schema schema;
   private final int baseDocuments;
   private final int[] runs;
   private final int[] starts;
@@ -50,7 +51,13 @@ public final class ChangeSet {
   private final int documents;
 
   private ChangeSet(
-      int baseDocuments, int[] runs, int[] starts, List<Document> added, int documents) {
+      Schema schema,
+      int baseDocuments,
+      int[] runs,
+      int[] starts,
+      List<Document> added,
+      int documents) {
+    this.schema = schema;
     this.baseDocuments = baseDocuments;
     this.runs = runs;
     this.starts = starts;
@@ -116,6 +123,76 @@ public final class ChangeSet {
           "the change set does not fit the base: " + e.getMessage());
     }
     return update.fsync(fsync).writeTo(output);
+  }
+
+  /**
+   * The change set that turns this one's base into what {@code next} rebuilds: this one, then
+   * {@code next}, as one. {@code next} must have been recorded on the output of this one (a base of
+   * {@link #documents()} documents). Applied to this one's base it gives, byte for byte, the file
+   * that applying this one and then {@code next} gives: the merge's output depends only on the
+   * documents in output order. A sender uses it for a receiver holding an older base than the
+   * newest change set's.
+   *
+   * @throws MalformedChangeSetException when {@code next} does not fit this one's output (schema,
+   *     document count)
+   */
+  public ChangeSet then(ChangeSet next) throws MalformedChangeSetException {
+    Objects.requireNonNull(next, "next");
+    if (!next.schema.equals(schema)) {
+      throw new MalformedChangeSetException("the next change set is for another schema");
+    }
+    if (next.baseDocuments != documents) {
+      throw new MalformedChangeSetException(
+          "the next change set applies to a base of "
+              + next.baseDocuments
+              + " documents, this one rebuilds "
+              + documents);
+    }
+    // where each of this one's output documents comes from: a base id, or ~i for added.get(i)
+    int[] source = new int[documents];
+    int at = 0;
+    int nextAdded = 0;
+    for (int r = 0; r < runs.length; r++) {
+      int length = runs[r] >>> 1;
+      for (int i = 0; i < length; i++) {
+        source[at++] = (runs[r] & 1) == 1 ? ~nextAdded++ : starts[r] + i;
+      }
+    }
+    Recorder composed = new Recorder(schema, baseDocuments);
+    int taken = 0;
+    for (int r = 0; r < next.runs.length; r++) {
+      int length = next.runs[r] >>> 1;
+      for (int i = 0; i < length; i++) {
+        if ((next.runs[r] & 1) == 1) {
+          composed.add(next.added.get(taken++));
+        } else {
+          int from = source[next.starts[r] + i];
+          if (from >= 0) {
+            composed.keep(from);
+          } else {
+            composed.add(added.get(~from));
+          }
+        }
+      }
+    }
+    return decode(schema, composed.encode());
+  }
+
+  /** This change set encoded as {@link Recorder#encode} encodes it (what {@link #decode} reads). */
+  public byte[] encode() {
+    Recorder out = new Recorder(schema, baseDocuments);
+    int taken = 0;
+    for (int r = 0; r < runs.length; r++) {
+      int length = runs[r] >>> 1;
+      for (int i = 0; i < length; i++) {
+        if ((runs[r] & 1) == 1) {
+          out.add(added.get(taken++));
+        } else {
+          out.keep(starts[r] + i);
+        }
+      }
+    }
+    return out.encode();
   }
 
   /**
@@ -205,6 +282,7 @@ public final class ChangeSet {
           (body.length - in.at) + " bytes after the last run of the body");
     }
     return new ChangeSet(
+        schema,
         baseDocuments,
         runList.stream().mapToInt(Integer::intValue).toArray(),
         startList.stream().mapToInt(Integer::intValue).toArray(),

@@ -50,6 +50,65 @@ class ChangeSetTest {
     }
   }
 
+  /**
+   * Versions v1..vk of a partition, each a random update of the one before: the change sets of
+   * v1..vk composed into one and applied to v0 give vk byte for byte (what a sender offers a
+   * receiver that missed versions in between), and the composed change set survives encoding.
+   */
+  @Test
+  void changeSetsComposedAlongAChainRebuildItsLastVersionFromItsFirstBase() throws Exception {
+    Random seeds = new Random(SEED);
+    for (int round = 0; round < ROUNDS / 2; round++) {
+      long seed = seeds.nextLong();
+      try {
+        Random random = new Random(seed);
+        Recorded first = record(round, random);
+        RandomizedDatabaseTest.Values values = new RandomizedDatabaseTest.Values(random);
+        int maxPayload = random.nextBoolean() ? 40 : 1 + random.nextInt(2000);
+        Path latest = first.output();
+        List<byte[]> chain = new ArrayList<>(List.of(first.changes()));
+        int links = 1 + random.nextInt(4);
+        for (int link = 0; link < links; link++) {
+          Path next = dir.resolve("r" + round + "-v" + (link + 2) + ".mosaic");
+          chain.add(update(latest, first.schema(), values, random, maxPayload, next));
+          latest = next;
+        }
+        ChangeSet composed = ChangeSet.decode(first.schema(), chain.getFirst());
+        for (byte[] c : chain.subList(1, chain.size())) {
+          composed = composed.then(ChangeSet.decode(first.schema(), c));
+        }
+        Path replayed = dir.resolve("r" + round + "-composed.mosaic");
+        try (Database base = Database.open(first.base())) {
+          ChangeSet.decode(base.schema(), composed.encode()).applyTo(base, replayed, false);
+        }
+        assertThat(Files.readAllBytes(replayed)).isEqualTo(Files.readAllBytes(latest));
+      } catch (Throwable t) {
+        throw new AssertionError(
+            "failed with round seed " + seed + " (tests.seed=" + SEED + "): " + t, t);
+      }
+    }
+  }
+
+  @Test
+  void aChangeSetComposedWithOneForAnotherOutputIsRefusedNamingTheDocumentCounts()
+      throws Exception {
+    Random random = new Random(SEED ^ 4);
+    Recorded a = recordFew(random);
+    ChangeSet first = ChangeSet.decode(a.schema(), a.changes());
+    RandomizedDatabaseTest.Values values = new RandomizedDatabaseTest.Values(random);
+    Path other = dir.resolve("other-output.mosaic");
+    DatabaseBuilder b = DatabaseBuilder.create(a.schema());
+    for (int i = 0; i <= first.documents(); i++) {
+      b.add(RandomizedDatabaseTest.randomDocument(a.schema(), values, random, 40));
+    }
+    b.writeTo(other);
+    byte[] onOther = update(other, a.schema(), values, random, 40, dir.resolve("o2.mosaic"));
+    assertThatThrownBy(() -> first.then(ChangeSet.decode(a.schema(), onOther)))
+        .isInstanceOf(MalformedChangeSetException.class)
+        .hasMessageContaining("applies to a base of " + (first.documents() + 1) + " documents")
+        .hasMessageContaining("this one rebuilds " + first.documents());
+  }
+
   @Test
   void aSmallChangeToALargePartitionEncodesToAboutTheSizeOfTheChange() throws Exception {
     Random random = new Random(SEED);
@@ -163,18 +222,32 @@ class ChangeSetTest {
     }
     Path basePath = dir.resolve("r" + round + "-base.mosaic");
     builder.writeTo(basePath);
-    List<Integer> ids = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      ids.add(i);
-    }
-    boolean reorder = random.nextInt(5) == 0;
-    if (reorder) {
-      Collections.shuffle(ids, random);
-    }
-    double keepP = reorder ? 0.5 : random.nextBoolean() ? 0.99 : random.nextDouble();
-    double addP = random.nextBoolean() ? 0.01 : random.nextDouble() * 0.6;
     Path output = dir.resolve("r" + round + "-next.mosaic");
+    byte[] changes = update(basePath, schema, values, random, maxPayload, output);
+    return new Recorded(basePath, output, changes, schema);
+  }
+
+  /** A random update of {@code basePath} written to {@code output}; returns its change set. */
+  private static byte[] update(
+      Path basePath,
+      Schema schema,
+      RandomizedDatabaseTest.Values values,
+      Random random,
+      int maxPayload,
+      Path output)
+      throws Exception {
     try (Database base = Database.open(basePath)) {
+      int n = Math.toIntExact(base.documentCount());
+      List<Integer> ids = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        ids.add(i);
+      }
+      boolean reorder = random.nextInt(5) == 0;
+      if (reorder) {
+        Collections.shuffle(ids, random);
+      }
+      double keepP = reorder ? 0.5 : random.nextBoolean() ? 0.99 : random.nextDouble();
+      double addP = random.nextBoolean() ? 0.01 : random.nextDouble() * 0.6;
       DatabaseUpdate update = DatabaseUpdate.on(base).fsync(false);
       ChangeSet.Recorder changes = ChangeSet.recorder(base);
       for (int id : ids) {
@@ -189,7 +262,7 @@ class ChangeSetTest {
         }
       }
       update.writeTo(output);
-      return new Recorded(basePath, output, changes.encode(), schema);
+      return changes.encode();
     }
   }
 }
