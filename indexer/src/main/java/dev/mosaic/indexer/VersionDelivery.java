@@ -40,6 +40,10 @@ final class VersionDelivery implements AutoCloseable {
   private final PartitionSender sender;
   private final PartitionManifest manifest;
   private final PartitionLayout layout;
+
+  /** Change sets kept per partition (at least as many as files). */
+  static final int CHANGE_SETS_KEPT = 16;
+
   private final int retainVersions;
   private final Duration backoffMin;
   private final Duration backoffMax;
@@ -157,7 +161,12 @@ final class VersionDelivery implements AutoCloseable {
     prune(id);
   }
 
-  /** Deletes all but the newest retained versions of a partition, unless still being sent. */
+  /**
+   * Deletes all but the newest retained versions of a partition, unless still being sent, and all
+   * but the newest {@link #CHANGE_SETS_KEPT} change sets: those outlive their files, so that a
+   * receiver that missed versions gets the change sets since the one it holds, composed, instead of
+   * the file (they are a small fraction of a file each).
+   */
   void prune(PartitionFileId id) {
     try {
       List<Long> versions = List.copyOf(layout.versions(id.schemaVersion(), id.partition()));
@@ -166,6 +175,15 @@ final class VersionDelivery implements AutoCloseable {
             layout.file(new PartitionFileId(id.schemaVersion(), id.partition(), versions.get(i)));
         if (!sending.contains(f)) {
           Files.deleteIfExists(f);
+        }
+      }
+      List<Long> changeSets =
+          List.copyOf(
+              ChangeSetFile.versions(layout.partitionDir(id.schemaVersion(), id.partition())));
+      for (int i = 0; i < changeSets.size() - Math.max(retainVersions, CHANGE_SETS_KEPT); i++) {
+        Path f =
+            layout.file(new PartitionFileId(id.schemaVersion(), id.partition(), changeSets.get(i)));
+        if (!sending.contains(f)) {
           ChangeSetFile.delete(f);
         }
       }

@@ -70,6 +70,26 @@ public record ChangeSetFile(long baseVersion, byte[] changes) {
             ByteBuffer.wrap(bytes, 4, 8).getLong(), Arrays.copyOfRange(bytes, 12, bytes.length)));
   }
 
+  /**
+   * The versions whose change sets are kept in {@code partitionDir}, ascending, whether or not
+   * their partition files are still there (empty when the directory does not exist).
+   */
+  public static java.util.TreeSet<Long> versions(Path partitionDir) throws IOException {
+    java.util.TreeSet<Long> versions = new java.util.TreeSet<>();
+    String suffix = PartitionLayout.EXTENSION + SUFFIX;
+    try (java.nio.file.DirectoryStream<Path> files =
+        Files.newDirectoryStream(partitionDir, "*" + suffix)) {
+      for (Path f : files) {
+        String name = f.getFileName().toString();
+        PartitionLayout.parseVersion(name.substring(0, name.length() - SUFFIX.length()))
+            .ifPresent(versions::add);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // nothing kept yet
+    }
+    return versions;
+  }
+
   /** Deletes the change set kept beside {@code partitionFile}, if any. */
   public static void delete(Path partitionFile) throws IOException {
     Files.deleteIfExists(pathFor(partitionFile));

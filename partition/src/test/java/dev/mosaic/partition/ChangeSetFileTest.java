@@ -28,6 +28,23 @@ class ChangeSetFileTest {
   }
 
   @Test
+  void changeSetsAreListedByVersionWhetherOrNotTheirFilesAreStillThere() throws Exception {
+    PartitionLayout layout = new PartitionLayout(dir);
+    Path partitionDir = layout.partitionDir(1, 4);
+    assertThat(ChangeSetFile.versions(partitionDir)).isEmpty();
+    Files.createDirectories(partitionDir);
+    for (long v : new long[] {12, 3, 40}) {
+      Path file = layout.file(new PartitionFileId(1, 4, v));
+      Files.write(file, new byte[] {1});
+      ChangeSetFile.write(file, v - 1, new byte[] {2});
+    }
+    Files.delete(layout.file(new PartitionFileId(1, 4, 3))); // pruned file, change set kept
+    Files.write(partitionDir.resolve("x.mosaic.changes"), new byte[] {3}); // foreign
+    assertThat(ChangeSetFile.versions(partitionDir)).containsExactly(3L, 12L, 40L);
+    assertThat(layout.versions(1, 4)).containsExactly(12L, 40L);
+  }
+
+  @Test
   void aForeignOrTruncatedFileIsIgnoredSoTheFileShipsWhole() throws Exception {
     Path file = dir.resolve("3.mosaic");
     Files.write(ChangeSetFile.pathFor(file), new byte[] {'M', 'C', 'H', 'G', 0, 0});

@@ -262,6 +262,45 @@ class DeltaDeliveryTest {
     }
   }
 
+  /**
+   * Versions 2 and 3 were built while the receiver held version 1, and version 2 was never
+   * delivered (superseded first; its file already pruned, its change set kept): version 3's change
+   * set does not fit, so the sender composes the change sets of versions 2 and 3 into one from
+   * version 1. No file crosses; with version 2's change set gone too, the file does.
+   */
+  @Test
+  void aReceiverThatMissedAVersionGetsTheChangeSetsSinceTheOneItHoldsComposed() throws Exception {
+    Random random = new Random(SEED ^ 6);
+    Path out = tmp.resolve("out");
+    try (TestCluster cluster = new TestCluster(tmp.resolve("c"), settings())) {
+      TransportSender sender = oneSearcher(cluster);
+      Built v1 = base(out, 0, 300, random);
+      send(sender, v1, "a");
+      Built v2 = next(v1, 0.02, random);
+      Built v3 = next(v2, 0.02, random);
+      Files.delete(v2.file()); // pruned; its change set stays beside it
+      double fullBefore = sum(cluster, "mosaic.transport.bytes.sent", tag("kind", "full"));
+      send(sender, v3, "a");
+      awaitEverywhere(cluster, v3);
+      assertThat(sum(cluster, "mosaic.transport.chained.deltas", c -> true)).isEqualTo(1.0);
+      assertThat(sum(cluster, "mosaic.transport.full.fallbacks", c -> true)).isZero();
+      assertThat(sum(cluster, "mosaic.transport.bytes.sent", tag("kind", "full")))
+          .as("no file crossed for version 3")
+          .isEqualTo(fullBefore);
+
+      Built v4 = next(v3, 0.02, random);
+      Built v5 = next(v4, 0.02, random);
+      ChangeSetFile.delete(v4.file()); // a missing link: the chain cannot reach version 3
+      send(sender, v5, "a");
+      awaitEverywhere(cluster, v5);
+      assertThat(sum(cluster, "mosaic.transport.chained.deltas", c -> true)).isEqualTo(1.0);
+      assertThat(sum(cluster, "mosaic.transport.full.fallbacks", tag("reason", "base_missing")))
+          .isEqualTo(1.0);
+      assertThat(sum(cluster, "mosaic.transport.bytes.sent", tag("kind", "full")) - fullBefore)
+          .isEqualTo((double) Files.size(v5.file()));
+    }
+  }
+
   @Test
   void aSearcherWithoutTheBaseAsksForTheFileAndGetsIt() throws Exception {
     Random random = new Random(SEED ^ 1);

@@ -33,9 +33,17 @@ final class ChangeSetRebuild {
   static final class NeedFullException extends IOException {
     final String fallback;
 
+    /** With base_missing: the newest version of the partition held, 0 when none. */
+    final long heldVersion;
+
     NeedFullException(String fallback, String message) {
+      this(fallback, message, 0);
+    }
+
+    NeedFullException(String fallback, String message, long heldVersion) {
       super(message);
       this.fallback = fallback;
+      this.heldVersion = heldVersion;
     }
   }
 
@@ -64,7 +72,8 @@ final class ChangeSetRebuild {
               + base(d, id)
               + " of the change set ("
               + (held == null ? "holds no version of the partition" : "holds version " + held)
-              + ")");
+              + ")",
+          held == null ? 0 : held);
     }
   }
 

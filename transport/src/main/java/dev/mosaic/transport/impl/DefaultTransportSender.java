@@ -214,6 +214,7 @@ public final class DefaultTransportSender implements TransportSender {
                         ManifestRecord.built(id, size, crc, 0, -1, System.currentTimeMillis(), 0),
                         1))
             : () -> CompletableFuture.completedFuture(null);
+    ChangeSetChain chain = delta.isPresent() ? new ChangeSetChain(file, id.version(), size) : null;
     Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
     DeliveryPlan plan =
         new DeliveryPlan(
@@ -227,7 +228,14 @@ public final class DefaultTransportSender implements TransportSender {
                     .thenCompose(
                         v ->
                             DeltaFirstTransfer.attempt(
-                                client, metrics, target, header, delta, file)),
+                                client,
+                                metrics,
+                                target,
+                                header,
+                                delta,
+                                chain,
+                                ext.blockingExecutor(),
+                                file)),
             settings.maxAttemptsPerDc(),
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),

@@ -478,6 +478,7 @@ final class TransferServer implements AutoCloseable {
     return ack(false, false, e.getMessage()).toBuilder()
         .setNeedFull(true)
         .setFallback(e.fallback)
+        .setHeldVersion(e.heldVersion)
         .build();
   }
 

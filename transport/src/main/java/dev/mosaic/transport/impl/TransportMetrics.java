@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentMap;
  * mosaic.transport.partitions.behind} and {@code mosaic.transport.stale}. Delivery by kind: {@code
  * mosaic.transport.bytes.sent} and {@code mosaic.transport.copies.sent} (tags {@code
  * kind}=delta|full, {@code from_dc}, {@code to_dc}), {@code mosaic.transport.full.fallbacks} (tag
- * {@code reason}, one of {@link #FALLBACK_REASONS}).
+ * {@code reason}, one of {@link #FALLBACK_REASONS}), {@code mosaic.transport.chained.deltas}.
  *
  * <p>Thread safety: safe for concurrent use.
  */
@@ -147,6 +147,23 @@ public final class TransportMetrics {
                 Counter.builder("mosaic.transport.full.fallbacks")
                     .description("delta pushes answered need-full, then sent as the file")
                     .tag("reason", tag)
+                    .register(registry))
+        .increment();
+  }
+
+  /**
+   * A receiver lacking a change set's base got the change sets from the version it holds instead,
+   * composed into one.
+   */
+  public void chainedDelta() {
+    counters
+        .computeIfAbsent(
+            "chained",
+            k ->
+                Counter.builder("mosaic.transport.chained.deltas")
+                    .description(
+                        "change sets composed from the version a receiver held, sent instead of"
+                            + " the file")
                     .register(registry))
         .increment();
   }
