@@ -129,9 +129,12 @@ public final class ChangeSet {
    * The change set that turns this one's base into what {@code next} rebuilds: this one, then
    * {@code next}, as one. {@code next} must have been recorded on the output of this one (a base of
    * {@link #documents()} documents). Applied to this one's base it gives, byte for byte, the file
-   * that applying this one and then {@code next} gives: the merge's output depends only on the
-   * documents in output order. A sender uses it for a receiver holding an older base than the
-   * newest change set's.
+   * that applying this one and then {@code next} gives, as long as this one's output kept its
+   * base's payload layout: a merge's output depends on the documents in output order and on the
+   * layout (compression, zstd dictionary) it inherits from its base. NOTE: when a version switched
+   * layouts (a small raw base grown into compressed blocks), the composed rebuild differs; a
+   * receiver checks every rebuild against the manifest, so that costs a full copy, never a wrong
+   * file. A sender uses it for a receiver holding an older base than the newest change set's.
    *
    * @throws MalformedChangeSetException when {@code next} does not fit this one's output (schema,
    *     document count)
