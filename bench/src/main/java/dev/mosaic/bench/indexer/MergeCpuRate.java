@@ -25,12 +25,13 @@ import java.util.zip.GZIPOutputStream;
  * comparing two builds of the format module on a shared machine: the first run generates the
  * partitions' offers as {@link IndexerBenchmark} does ({@code --offers}, default 500k, 1024
  * partitions, 1% changed) and keeps them in {@code <dir>/offers.bin.gz}; every run builds the base
- * files ({@code -DfullPasses=N} times, default once, each pass printed with its full-build documents
- * per second of thread CPU time: that includes native code, such as zstd training a payload
- * dictionary, which a Java flight recording's execution samples do not see), then runs merge passes over all partitions and prints each pass's carried-over documents
- * per second of thread CPU time (all of it, and user time alone: the kernel's part, creating and
- * renaming files, depends on the file system; {@code FILES_DIR} on a tmpfs leaves it small), and
- * the medians of the last two thirds of the passes as {@code RESULT merge_cpu docs_per_cpu_s=<>
+ * files ({@code -DfullPasses=N} times, default once, each pass printed with its full-build
+ * documents per second of thread CPU time: that includes native code, such as zstd training a
+ * payload dictionary, which a Java flight recording's execution samples do not see), then runs
+ * merge passes over all partitions and prints each pass's carried-over documents per second of
+ * thread CPU time (all of it, and user time alone: the kernel's part, creating and renaming files,
+ * depends on the file system; {@code FILES_DIR} on a tmpfs leaves it small), and the medians of the
+ * last two thirds of the passes as {@code RESULT merge_cpu docs_per_cpu_s=<>
  * docs_per_user_cpu_s=<>}.
  *
  * <pre>
@@ -68,19 +69,26 @@ public final class MergeCpuRate {
         for (byte[] offer : partitions.get(p).offers()) {
           update.add(document(offer));
         }
-        docs += update.fsync(false).writeTo(files.resolve(p + ".mosaic")).documents();
+        docs += update.fsync(false).writeTo(files.resolve(p + ".f" + pass + ".mosaic")).documents();
+        if (pass > 0) {
+          Files.delete(files.resolve(p + ".f" + (pass - 1) + ".mosaic"));
+        }
       }
       double seconds = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
       System.out.printf(
           "full build %d: %,d documents in %.3f cpu s: %,.0f docs/cpu s%n",
           pass, docs, seconds, docs / seconds);
     }
+    for (int p = 0; p < partitions.size(); p++) {
+      Files.move(
+          files.resolve(p + ".f" + (fullPasses - 1) + ".mosaic"), files.resolve(p + ".mosaic"));
+    }
     double[] rates = new double[passes];
     double[] userRates = new double[passes];
     for (int pass = 0; pass < passes; pass++) {
       long cpu = threads.getCurrentThreadCpuTime();
       long user = threads.getCurrentThreadUserTime();
-      long carried = mergePass(partitions, files);
+      long carried = mergePass(partitions, files, pass);
       double seconds = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
       double userSeconds = (threads.getCurrentThreadUserTime() - user) / 1e9;
       rates[pass] = carried / seconds;
@@ -105,8 +113,9 @@ public final class MergeCpuRate {
   }
 
   /** One merge of every partition; returns the documents carried over. */
-  private static long mergePass(List<BuildThroughput.PartitionOffers> partitions, Path files)
-      throws IOException {
+  private static long mergePass(
+      List<BuildThroughput.PartitionOffers> partitions, Path files, int pass) throws IOException {
+    boolean overwrite = Boolean.getBoolean("overwriteOutputs");
     long carried = 0;
     for (int p = 0; p < partitions.size(); p++) {
       BuildThroughput.PartitionOffers po = partitions.get(p);
@@ -120,7 +129,13 @@ public final class MergeCpuRate {
         for (byte[] offer : po.changed()) {
           update.add(document(offer));
         }
-        carried += update.fsync(false).writeTo(files.resolve(p + ".next.mosaic")).carriedOver();
+        // as the indexer: a new version's name, the previous one deleted (overwriting one name
+        // instead makes ext4 flush the new file's data on the rename: auto_da_alloc)
+        String name = overwrite ? p + ".next.mosaic" : p + ".v" + pass + ".mosaic";
+        carried += update.fsync(false).writeTo(files.resolve(name)).carriedOver();
+        if (!overwrite && pass > 0) {
+          Files.delete(files.resolve(p + ".v" + (pass - 1) + ".mosaic"));
+        }
       }
     }
     return carried;
