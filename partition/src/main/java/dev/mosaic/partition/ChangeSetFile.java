@@ -2,12 +2,14 @@ package dev.mosaic.partition;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * The change set a partition file was rebuilt from, kept beside it ({@code
@@ -74,17 +76,16 @@ public record ChangeSetFile(long baseVersion, byte[] changes) {
    * The versions whose change sets are kept in {@code partitionDir}, ascending, whether or not
    * their partition files are still there (empty when the directory does not exist).
    */
-  public static java.util.TreeSet<Long> versions(Path partitionDir) throws IOException {
-    java.util.TreeSet<Long> versions = new java.util.TreeSet<>();
+  public static TreeSet<Long> versions(Path partitionDir) throws IOException {
+    TreeSet<Long> versions = new TreeSet<>();
     String suffix = PartitionLayout.EXTENSION + SUFFIX;
-    try (java.nio.file.DirectoryStream<Path> files =
-        Files.newDirectoryStream(partitionDir, "*" + suffix)) {
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(partitionDir, "*" + suffix)) {
       for (Path f : files) {
         String name = f.getFileName().toString();
         PartitionLayout.parseVersion(name.substring(0, name.length() - SUFFIX.length()))
             .ifPresent(versions::add);
       }
-    } catch (java.nio.file.NoSuchFileException e) {
+    } catch (NoSuchFileException e) {
       // nothing kept yet
     }
     return versions;

@@ -4,7 +4,6 @@ import dev.mosaic.format.ChangeSet;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
 import dev.mosaic.partition.ChangeSetFile;
-import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.PartitionLayout;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -33,16 +32,20 @@ final class ChangeSetChain {
   private final Path file;
   private final long version;
   private final long fileSize;
+  private final DeltaOffer newest;
 
   /**
-   * @param file the partition file being sent, whose change set (if any) lies beside it
+   * @param file the partition file being sent, beside which the older versions' change sets lie
    * @param version its version
    * @param fileSize its size (a composed change set must be worth it against it)
+   * @param newest the file's own change set, as offered first (its bytes and content CRC32C are
+   *     reused, not read again)
    */
-  ChangeSetChain(Path file, long version, long fileSize) {
+  ChangeSetChain(Path file, long version, long fileSize, DeltaOffer newest) {
     this.file = file;
     this.version = version;
     this.fileSize = fileSize;
+    this.newest = newest;
   }
 
   /**
@@ -51,36 +54,34 @@ final class ChangeSetChain {
    * then gets the file).
    */
   Optional<DeltaOffer> since(long heldVersion) {
-    if (heldVersion <= 0 || heldVersion >= version) {
+    if (heldVersion <= 0 || heldVersion >= newest.baseVersion()) {
       return Optional.empty();
     }
     try {
-      List<ChangeSetFile> links = new ArrayList<>();
-      long at = version;
-      Path p = file;
+      List<byte[]> links = new ArrayList<>(List.of(newest.changes()));
+      long at = newest.baseVersion();
       while (at != heldVersion) {
-        Optional<ChangeSetFile> link = ChangeSetFile.read(p);
+        Optional<ChangeSetFile> link =
+            ChangeSetFile.read(file.resolveSibling(PartitionLayout.fileName(at)));
         if (links.size() == MAX_LINKS
             || link.isEmpty()
             || link.get().baseVersion() >= at
             || link.get().baseVersion() < heldVersion) {
           return Optional.empty();
         }
-        links.add(link.get());
+        links.add(link.get().changes());
         at = link.get().baseVersion();
-        p = file.resolveSibling(PartitionLayout.fileName(at));
       }
       Collections.reverse(links);
       Schema schema;
       try (Database db = Database.open(file)) {
         schema = db.schema();
       }
-      ChangeSet composed = ChangeSet.decode(schema, links.getFirst().changes());
-      for (ChangeSetFile link : links.subList(1, links.size())) {
-        composed = composed.then(ChangeSet.decode(schema, link.changes()));
+      ChangeSet composed = ChangeSet.decode(schema, links.getFirst());
+      for (byte[] link : links.subList(1, links.size())) {
+        composed = composed.then(ChangeSet.decode(schema, link));
       }
-      DeltaOffer offer =
-          DeltaOffer.of(heldVersion, composed.encode(), FileDigest.ofTrailer(file).crc32c());
+      DeltaOffer offer = DeltaOffer.of(heldVersion, composed.encode(), newest.contentCrc32c());
       return offer.worthIt(version, fileSize) ? Optional.of(offer) : Optional.empty();
     } catch (IOException | RuntimeException e) {
       LOG.warn(

@@ -214,7 +214,8 @@ public final class DefaultTransportSender implements TransportSender {
                         ManifestRecord.built(id, size, crc, 0, -1, System.currentTimeMillis(), 0),
                         1))
             : () -> CompletableFuture.completedFuture(null);
-    ChangeSetChain chain = delta.isPresent() ? new ChangeSetChain(file, id.version(), size) : null;
+    ChangeSetChain chain =
+        delta.map(d -> new ChangeSetChain(file, id.version(), size, d)).orElse(null);
     Set<String> dcs = new TreeSet<>(discovery.byDc().keySet());
     DeliveryPlan plan =
         new DeliveryPlan(
