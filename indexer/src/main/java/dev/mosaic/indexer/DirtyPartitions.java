@@ -14,10 +14,13 @@ import it.unimi.dsi.fastutil.ints.IntList;
  *
  * <p><b>Batches.</b> A change that belongs to a loader's batch ({@link BatchEnd}) also opens that
  * batch on its partition; once every batch open on a dirty partition has ended (its marker arrived
- * and its records were all seen), the partition is due at once, without waiting for the debounce. A
- * batch that ended without proof that all its records were seen closes without making anything due:
- * the debounce rebuilds it. Changes outside a batch leave this alone and wait for the debounce,
- * unless a batch ending on the same partition takes them along.
+ * and its records were all seen), the partition is due at once, without waiting for the debounce.
+ * While a batch is open on a partition, neither the debounce nor the maximum delay makes it due (a
+ * slow loader would otherwise split one batch's changes over several rebuilds): a batch that never
+ * ends is closed by its expiry ({@link BatchTracker}), and a batch closed without proof that all
+ * its records were seen leaves the partition to the debounce and the maximum delay. Changes outside
+ * a batch leave this alone and wait for the debounce, unless a batch ending on the same partition
+ * takes them along.
  *
  * <p>Thread safety: all methods are synchronized.
  */
@@ -105,9 +108,14 @@ final class DirtyPartitions {
     boolean batchEnded = caughtUp && nowNanos - lastAnyChange >= debounceNanos;
     IntList due = new IntArrayList();
     for (int p = 0; p < dirty.length; p++) {
+      // a partition a batch is open on waits for that batch's end (or its expiry, which closes it
+      // incomplete): neither a quiet moment nor the maximum delay splits a batch's changes over
+      // two rebuilds
+      boolean waitsForBatch = openBatches[p] > 0;
       if (dirty[p]
           && !rebuilding[p]
-          && (batchesEnded[p] || batchEnded || nowNanos - firstChange[p] >= maxDelayNanos)) {
+          && (batchesEnded[p]
+              || !waitsForBatch && (batchEnded || nowNanos - firstChange[p] >= maxDelayNanos))) {
         dirty[p] = false;
         dirtyCount--;
         batchesEnded[p] = false;

@@ -30,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread safety: the consumer is used by its thread only; the getters are safe from any thread.
  */
 final class OfferConsumer {
+  /** The shortest silence after which an open batch counts as lost (see the constructor). */
+  static final Duration BATCH_EXPIRY_FLOOR = Duration.ofSeconds(1);
+
   private static final Logger LOG = LoggerFactory.getLogger(OfferConsumer.class);
 
   private final IndexerConfig config;
@@ -67,8 +70,11 @@ final class OfferConsumer {
     this.reconciler = reconciler;
     this.schema = schema;
     this.manifest = config.manifest();
+    // a batch none of whose records came for twice the debounce (at least a second) has lost its
+    // marker: closed incomplete, its partitions stop waiting for it (they wait for nothing else
+    // while it is open, see DirtyPartitions)
     this.batches =
-        new BatchTracker(2 * Math.max(config.debounce().toNanos(), config.maxDelay().toNanos()));
+        new BatchTracker(Math.max(2 * config.debounce().toNanos(), BATCH_EXPIRY_FLOOR.toNanos()));
   }
 
   /** Starts the consumer thread; the consumer and publisher are used (and closed) by it. */

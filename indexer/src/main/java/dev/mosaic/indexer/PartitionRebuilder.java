@@ -208,12 +208,11 @@ final class PartitionRebuilder {
     }
     Path file = layout.file(plan.base());
     try {
-      // NOTE: a confined base (Database.openConfined) would spare each rebuild a shared arena's
-      // close (a handshake with every thread), but in bench/freshness.sh the faster rebuilds then
-      // rebuilt most partitions once per partner batch instead of once per cycle, and a version
-      // superseded before its delivery breaks the receivers' change-set chain (full files for the
-      // next one). Kept shared until deliveries cope with superseded versions.
-      return Database.open(file, false);
+      // confined: the build reads and closes the base on this thread only, and closing a shared
+      // mapping costs a handshake with every thread of the process, per rebuild. (Faster rebuilds
+      // may supersede a version before its delivery; receivers then get the change sets since
+      // the version they hold, composed: ChangeSetChain in the transport.)
+      return Database.openConfined(file);
     } catch (NoSuchFileException e) {
       restore.accept(plan.partition());
       throw new IOException(

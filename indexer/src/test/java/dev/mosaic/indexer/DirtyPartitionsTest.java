@@ -121,17 +121,35 @@ class DirtyPartitionsTest {
   }
 
   @Test
-  void aBatchThatNeverEndsIsRebuiltByTheDebounceAndDoesNotHoldBackTheNextOnesForever() {
+  void aBatchThatNeverEndsIsRebuiltOnceExpiredAndDoesNotHoldBackTheNextOnesForever() {
     DirtyPartitions d = new DirtyPartitions(8);
     d.openBatch(3, 0);
-    assertThat(d.takeDue(DEBOUNCE, true, DEBOUNCE, MAX_DELAY)).containsExactly(3);
+    // open: neither a quiet moment nor the maximum delay takes it
+    assertThat(d.takeDue(DEBOUNCE, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.takeDue(MAX_DELAY, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    // the lost batch is expired (closed incomplete): the debounce and the maximum delay apply
+    assertThat(d.closeBatch(3, false)).isFalse();
+    assertThat(d.takeDue(MAX_DELAY + MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(3);
     d.readingState(3);
     d.rebuilt(3);
-    // the lost batch is expired (closed incomplete), then a later batch ends complete
-    assertThat(d.closeBatch(3, false)).isFalse();
+    // a later batch ends complete
     d.openBatch(3, DEBOUNCE + MS);
     assertThat(d.closeBatch(3, true)).isTrue();
     assertThat(d.takeDue(DEBOUNCE + 2 * MS, true, DEBOUNCE, MAX_DELAY)).containsExactly(3);
+  }
+
+  @Test
+  void aSlowBatchIsRebuiltOnceAtItsEndNotAtQuietMomentsOrTheMaxDelayWhileItRuns() {
+    DirtyPartitions d = new DirtyPartitions(8);
+    d.openBatch(2, 0);
+    d.openBatch(5, 0);
+    // the loader pauses longer than the debounce, then goes on past the maximum delay
+    assertThat(d.takeDue(DEBOUNCE + MS, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    d.mark(2, DEBOUNCE + 2 * MS);
+    assertThat(d.takeDue(MAX_DELAY + MS, true, DEBOUNCE, MAX_DELAY)).isEmpty();
+    assertThat(d.closeBatch(2, true)).isTrue();
+    assertThat(d.closeBatch(5, true)).isTrue();
+    assertThat(d.takeDue(MAX_DELAY + 2 * MS, false, DEBOUNCE, MAX_DELAY)).containsExactly(2, 5);
   }
 
   @Test

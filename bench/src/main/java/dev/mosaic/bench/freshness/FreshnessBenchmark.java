@@ -10,6 +10,8 @@ import dev.mosaic.deploy.IndexerRole;
 import dev.mosaic.deploy.LocalCluster;
 import dev.mosaic.deploy.MosaicConfig;
 import dev.mosaic.deploy.SearcherRole;
+import dev.mosaic.indexer.FeedBatch;
+import dev.mosaic.indexer.FeedLoader;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,6 +26,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine;
@@ -38,13 +43,14 @@ import picocli.CommandLine.Spec;
  * searchers, every searcher with its HTTP API), at production scale by default (500,000 offers of
  * the simulated partners in 1024 partitions). Once every searcher serves every partition, each
  * cycle changes the content of a share of the offers (1% by default, drawn over all partners) and
- * hands the changed partners' full snapshots to the feed loader, which diffs them and publishes the
- * changes to Kafka; the cycle's time runs from that moment until every searcher answers every
- * changed offer with its new content over HTTP ({@link ConvergenceWatch}). The snapshots are
- * serialized before the cycle starts (they arrive as bytes, as from the partners), so the
- * simulator's building them is not counted. After the cluster is quiet again (indexers idle, every
- * searcher at the manifest's latest versions) the transport's counters give the bytes that crossed
- * datacenters and the full files shipped in the cycle ({@link WireCounters}).
+ * hands the changed partners' full snapshots to the feed loader as one batch ({@code
+ * --publish-threads} partners at a time), which diffs them and publishes the changes to Kafka; the
+ * cycle's time runs from that moment until every searcher answers every changed offer with its new
+ * content over HTTP ({@link ConvergenceWatch}). The snapshots are serialized before the cycle
+ * starts (they arrive as bytes, as from the partners), so the simulator's building them is not
+ * counted. After the cluster is quiet again (indexers idle, every searcher at the manifest's latest
+ * versions) the transport's counters give the bytes that crossed datacenters and the full files
+ * shipped in the cycle ({@link WireCounters}).
  *
  * <p>Ends with {@code RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<>
  * wire_bytes_per_changed_byte=<> full_copies=<>} ({@link FreshnessResult}); exits 1 when a cycle
@@ -92,6 +98,13 @@ public final class FreshnessBenchmark implements Callable<Integer> {
   int pollMillis = 50;
 
   @Option(
+      names = "--publish-threads",
+      description =
+          "partners' snapshots of a cycle diffed and published at once, in one batch (default"
+              + " ${DEFAULT-VALUE})")
+  int publishThreads = 4;
+
+  @Option(
       names = "--set",
       paramLabel = "KEY=VALUE",
       description = "overrides one key of the cluster's configuration (deploy/CONFIG.md)")
@@ -112,6 +125,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       Duration cycleTimeout,
       Duration readyTimeout,
       Duration pollInterval,
+      int publishThreads,
       Map<String, String> overrides) {
     Settings {
       overrides = Map.copyOf(overrides);
@@ -157,6 +171,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         readyTimeoutSeconds >= 1,
         "--ready-timeout must be at least 1 s, got " + readyTimeoutSeconds);
     require(pollMillis >= 1, "--poll-ms must be at least 1, got " + pollMillis);
+    require(publishThreads >= 1, "--publish-threads must be at least 1, got " + publishThreads);
     return new Settings(
         offers,
         partitions,
@@ -165,6 +180,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         Duration.ofSeconds(cycleTimeoutSeconds),
         Duration.ofSeconds(readyTimeoutSeconds),
         Duration.ofMillis(pollMillis),
+        publishThreads,
         sets);
   }
 
@@ -320,6 +336,27 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         Math.max(1, s.pollInterval().toMillisPart()));
   }
 
+  /**
+   * Hands a cycle's snapshots to the loader as one batch ({@link FeedBatch}), {@code threads}
+   * partners diffed and published at once, then ends the batch: the indexers rebuild each partition
+   * the cycle changed once, on the batch's end markers, instead of once per partner whose snapshot
+   * touched it.
+   */
+  private static void publishAsOneBatch(FeedLoader loader, List<byte[]> snapshots, int threads)
+      throws Exception {
+    FeedBatch batch = loader.batch();
+    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      List<Future<?>> published = new ArrayList<>();
+      for (byte[] snapshot : snapshots) {
+        published.add(pool.submit(() -> batch.publish(snapshot)));
+      }
+      for (Future<?> f : published) {
+        f.get();
+      }
+    }
+    batch.end();
+  }
+
   /** One cycle: change, publish, wait until searchable everywhere, then until quiet. */
   private static TimedCycle cycle(
       LocalCluster cluster,
@@ -339,14 +376,12 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     }
     // the snapshots arrive as bytes, as from the partners: building them is not the pipeline's time
     List<byte[]> snapshots = simulator.serializedSnapshots(change.partners());
-    dev.mosaic.indexer.FeedLoader loader = cluster.feedLoader();
+    FeedLoader loader = cluster.feedLoader();
     Map<String, Map<Integer, Long>> servedBefore = watch.servedNow(searchers);
     long cpu0 = processCpuNanos();
     long t0 = System.nanoTime();
     StageClock.Run timing = stages.start(t0);
-    for (byte[] snapshot : snapshots) {
-      loader.publish(snapshot);
-    }
+    publishAsOneBatch(loader, snapshots, s.publishThreads());
     long inKafka = System.nanoTime();
     long deadline = t0 + s.cycleTimeout().toNanos();
     ConvergenceWatch.Outcome outcome =
