@@ -108,9 +108,6 @@ final class DirtyPartitions {
     boolean batchEnded = caughtUp && nowNanos - lastAnyChange >= debounceNanos;
     IntList due = new IntArrayList();
     for (int p = 0; p < dirty.length; p++) {
-      // a partition a batch is open on waits for that batch's end (or its expiry, which closes it
-      // incomplete): neither a quiet moment nor the maximum delay splits a batch's changes over
-      // two rebuilds
       boolean waitsForBatch = openBatches[p] > 0;
       if (dirty[p]
           && !rebuilding[p]

@@ -454,7 +454,11 @@ public final class IndexerNode implements AutoCloseable {
       return this;
     }
 
-    /** Longest time a changed partition waits for its rebuild (default 10 s). */
+    /**
+     * Longest time a changed partition waits for its rebuild (default 10 s), unless a loader's
+     * batch is still open on it: that waits for the batch's end or its expiry (twice the debounce
+     * without a record of it, at least 1 s).
+     */
     public Builder maxDelay(Duration maxDelay) {
       if (maxDelay.isNegative()) {
         throw new IllegalArgumentException("max delay must be >= 0, got " + maxDelay);

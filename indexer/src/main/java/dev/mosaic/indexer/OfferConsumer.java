@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class OfferConsumer {
   /** The shortest silence after which an open batch counts as lost (see the constructor). */
-  static final Duration BATCH_EXPIRY_FLOOR = Duration.ofSeconds(1);
+  private static final Duration BATCH_EXPIRY_FLOOR = Duration.ofSeconds(1);
 
   private static final Logger LOG = LoggerFactory.getLogger(OfferConsumer.class);
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The loader's end-of-batch markers on a real KRaft broker: a batch's partitions are rebuilt once
  * each as soon as the batch ends, with a debounce far longer than the test, and a batch without a
- * (complete) marker is still rebuilt, by the debounce.
+ * (complete) marker is still rebuilt, by the debounce once the batch expired.
  */
 class BatchEndRebuildTest {
   private static final int P = 16;
@@ -178,7 +178,7 @@ class BatchEndRebuildTest {
   }
 
   @Test
-  void aBatchWhoseMarkerNeverArrivesOrCountsMoreRecordsIsRebuiltByTheDebounce() throws Exception {
+  void aBatchWhoseMarkerNeverArrivesOrCountsMoreRecordsIsRebuiltOnceExpired() throws Exception {
     startLoader();
     Duration debounce = Duration.ofSeconds(3);
     IndexerNode node = startNode(debounce, Duration.ofSeconds(30));
