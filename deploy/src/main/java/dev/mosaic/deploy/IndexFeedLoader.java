@@ -108,7 +108,7 @@ final class IndexFeedLoader implements AutoCloseable {
                   new SnapshotFileReader(
                       index.schema().types().typeRegistry(),
                       SnapshotFileReader.DEFAULT_MAX_RECORD_BYTES),
-                  loader::publish,
+                  FeedDirectoryWatcher.SnapshotSink.into(loader),
                   deadLetters,
                   registry)
               .start();

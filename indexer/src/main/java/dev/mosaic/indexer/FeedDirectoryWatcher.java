@@ -35,16 +35,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Loads partner snapshot files dropped into a directory: each ready file ({@link ReadySignal}) is
  * read ({@link SnapshotFileReader}: JSON lines or delimited Protobuf), its snapshot handed to the
- * {@link SnapshotSink} (the feed loader's {@code publish}), its malformed records to the {@link
- * DeadLetterSink} with the reason (file and line or record number), and the file moved to {@code
- * done/}. A file that cannot be read as a whole, or whose snapshot the sink refuses as invalid, is
- * moved to {@code failed/} with a {@code <name>.reason} text file beside it; nothing of it is
- * published. When the sink fails with an {@link IOException} (Kafka unreachable) the file stays
- * where it is and is tried again after {@code retryDelay} (its malformed records are then reported
- * again: at least once).
+ * {@link SnapshotSink} (a batch of the feed loader: one batch per scan), its malformed records to
+ * the {@link DeadLetterSink} with the reason (file and line or record number), and the file moved
+ * to {@code done/}. A file that cannot be read as a whole, or whose snapshot the sink refuses as
+ * invalid, is moved to {@code failed/} with a {@code <name>.reason} text file beside it; nothing of
+ * it is published. When the sink fails with an {@link IOException} (Kafka unreachable) the file
+ * stays where it is and is tried again after {@code retryDelay} (its malformed records are then
+ * reported again: at least once).
  *
  * <p>Files are taken oldest first (modification time, then name), one at a time, so the snapshots
- * of one partner are published in the order they were dropped. Names starting with {@code '.'} and
+ * of one partner are published in the order they were dropped. The files of one scan form one batch
+ * ({@link SnapshotSink}), ended after the scan's last file. Names starting with {@code '.'} and
  * names without a {@code .jsonl} or {@code .pb} extension are never taken.
  *
  * <p>Thread safety: {@link #start()} runs one watcher thread; {@link #scanOnce()} may be called
@@ -107,9 +108,54 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     }
   }
 
-  /** Where snapshots go: the feed loader's {@code publish}. */
+  /**
+   * Where snapshots go: batches of the feed loader ({@link #into(FeedLoader)}). The files one scan
+   * takes are published in one batch (at most {@link #MAX_BATCH_FILES} files), so that the indexers
+   * rebuild each partition they changed once, when the batch ends, not once per file.
+   */
   @FunctionalInterface
   public interface SnapshotSink {
+    /** Starts a batch; the watcher ends it once the scan's files are published. */
+    SnapshotBatch batch();
+
+    /** Publishes into {@code loader}'s batches ({@link FeedLoader#batch()}). */
+    static SnapshotSink into(FeedLoader loader) {
+      Objects.requireNonNull(loader, "loader");
+      return () -> {
+        FeedBatch batch = loader.batch();
+        return new SnapshotBatch() {
+          @Override
+          public void publish(FeedSnapshot snapshot) throws IOException, InterruptedException {
+            batch.publish(snapshot);
+          }
+
+          @Override
+          public void end() throws IOException, InterruptedException {
+            batch.end();
+          }
+        };
+      };
+    }
+
+    /** A sink without batches: every snapshot stands alone and {@code end} does nothing. */
+    static SnapshotSink unbatched(SnapshotPublisher publisher) {
+      Objects.requireNonNull(publisher, "publisher");
+      return () ->
+          new SnapshotBatch() {
+            @Override
+            public void publish(FeedSnapshot snapshot) throws IOException, InterruptedException {
+              publisher.publish(snapshot);
+            }
+
+            @Override
+            public void end() {}
+          };
+    }
+  }
+
+  /** Publishes one snapshot. */
+  @FunctionalInterface
+  public interface SnapshotPublisher {
     /**
      * Publishes a full snapshot.
      *
@@ -118,6 +164,27 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
      */
     void publish(FeedSnapshot snapshot) throws IOException, InterruptedException;
   }
+
+  /**
+   * The snapshots of one scan. Not thread-safe: the watcher publishes one file at a time, then ends
+   * the batch once.
+   */
+  public interface SnapshotBatch extends SnapshotPublisher {
+    /**
+     * Marks the batch complete.
+     *
+     * @throws IOException if that failed: what was published stays published, and the indexers
+     *     rebuild its partitions after their debounce
+     */
+    void end() throws IOException, InterruptedException;
+  }
+
+  /**
+   * The most files one batch takes: a backlog (a watcher that was down, a burst of uploads) is
+   * published in batches of this many, so the indexers start rebuilding before the whole backlog is
+   * read.
+   */
+  public static final int MAX_BATCH_FILES = 100;
 
   /** Where malformed records go: a dead-letter topic. */
   @FunctionalInterface
@@ -228,19 +295,46 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
       int handled = 0;
       List<Path> files = readyFiles();
       retryAfterNanos.keySet().retainAll(files);
+      SnapshotBatch batch = null;
+      int inBatch = 0;
       for (Path file : files) {
         Long retryAfter = retryAfterNanos.get(file);
         if (retryAfter != null && System.nanoTime() - retryAfter < 0) {
           continue;
         }
-        if (take(file)) {
+        if (batch == null) {
+          batch = sink.batch();
+        }
+        if (take(file, batch)) {
           retryAfterNanos.remove(file);
           handled++;
         } else {
           retryAfterNanos.put(file, System.nanoTime() + config.retryDelay().toNanos());
         }
+        if (++inBatch == MAX_BATCH_FILES) {
+          end(batch);
+          batch = null;
+          inBatch = 0;
+        }
+      }
+      // a scan cut short (interrupted, an unexpected error) leaves its batch open: the indexers
+      // close it by its expiry and rebuild by their debounce
+      if (batch != null) {
+        end(batch);
       }
       return handled;
+    }
+  }
+
+  private void end(SnapshotBatch batch) throws InterruptedException {
+    try {
+      batch.end();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "the snapshots of {} are published, but their batch could not be ended; the indexers"
+              + " rebuild their partitions after their debounce: {}",
+          config.directory(),
+          e.toString());
     }
   }
 
@@ -260,7 +354,7 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
   }
 
   /** True when the file is moved away; false when it stays for a retry. */
-  private boolean take(Path file) throws InterruptedException {
+  private boolean take(Path file, SnapshotBatch batch) throws InterruptedException {
     String name = file.getFileName().toString();
     SnapshotFile read;
     try {
@@ -273,7 +367,7 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
       return false;
     }
     try {
-      sink.publish(read.snapshot());
+      batch.publish(read.snapshot());
     } catch (IOException e) {
       LOG.warn("publishing snapshot file {} failed ({}); trying again later", file, e.toString());
       return false;

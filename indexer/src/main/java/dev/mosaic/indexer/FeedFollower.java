@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -21,11 +22,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows a topic of partner snapshots (one serialized {@code FeedSnapshot} per record) on its own
- * thread and hands each to the loader, committing its offset once published. A record that is not a
- * usable snapshot is dead-lettered at once; a snapshot whose publishing fails is tried again after
- * a backoff, and after {@link SnapshotRetry#maxAttempts()} failed tries it is dead-lettered with
- * the last failure and the follower moves on to the next record, so one partner that cannot be
- * processed never blocks the others on its feeds partition.
+ * thread and hands each to the loader, committing its offset once published. The snapshots of one
+ * poll (at most {@link #MAX_BATCH_SNAPSHOTS}) are published as one {@link FeedBatch}. A record that
+ * is not a usable snapshot is dead-lettered at once; a snapshot whose publishing fails is tried
+ * again after a backoff, and after {@link SnapshotRetry#maxAttempts()} failed tries it is
+ * dead-lettered with the last failure and the follower moves on to the next record, so one partner
+ * that cannot be processed never blocks the others on its feeds partition.
  *
  * <p>Thread safety: {@link #start} and {@link #close} from the owner; everything else on the
  * follower's thread.
@@ -33,11 +35,21 @@ import org.slf4j.LoggerFactory;
 final class FeedFollower implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FeedFollower.class);
 
-  /** Publishes one snapshot; the loader. */
-  @FunctionalInterface
+  /** Publishes snapshots in batches; the loader. */
   interface SnapshotPublisher {
-    void publish(SnapshotBytes snapshot) throws IOException, InterruptedException;
+    /** A new batch ({@link FeedLoader#batch()}). */
+    FeedBatch batch();
+
+    /** Publishes one snapshot in {@code batch}. */
+    void publish(SnapshotBytes snapshot, FeedBatch batch) throws IOException, InterruptedException;
   }
+
+  /**
+   * The most snapshots one poll returns, so one batch holds: a backlog is published in batches of
+   * this many, and a poll's snapshots (each retried up to {@link SnapshotRetry#maxAttempts()}) stay
+   * well within the consumer's poll interval.
+   */
+  static final int MAX_BATCH_SNAPSHOTS = 16;
 
   private final String topic;
   private final SnapshotRetry retry;
@@ -69,7 +81,7 @@ final class FeedFollower implements AutoCloseable {
     cp.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
     cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "1");
+    cp.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(MAX_BATCH_SNAPSHOTS));
     cp.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(256 << 20));
     cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(256 << 20));
     cp.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "600000");
@@ -85,14 +97,30 @@ final class FeedFollower implements AutoCloseable {
     try {
       consumer.subscribe(List.of(topic));
       while (closing.getCount() > 0) {
-        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          if (!handle(r)) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
+        if (records.isEmpty()) {
+          continue;
+        }
+        // one batch per poll: the indexers rebuild each partition the poll's snapshots changed
+        // once; a follower closing mid-poll leaves the batch to expire
+        FeedBatch batch = publisher.batch();
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+          if (!handle(r, batch)) {
             return;
           }
           consumer.commitSync(
               Map.of(
                   new TopicPartition(r.topic(), r.partition()),
                   new OffsetAndMetadata(r.offset() + 1)));
+        }
+        try {
+          batch.end();
+        } catch (IOException e) {
+          LOG.warn(
+              "the snapshots of a poll of {} are published, but their batch end markers failed;"
+                  + " indexers rebuild their partitions after their debounce: {}",
+              topic,
+              e.getMessage());
         }
       }
     } catch (WakeupException e) {
@@ -113,7 +141,8 @@ final class FeedFollower implements AutoCloseable {
    *
    * @return false when the follower is closing and the record was left uncommitted
    */
-  private boolean handle(ConsumerRecord<byte[], byte[]> r) throws InterruptedException {
+  private boolean handle(ConsumerRecord<byte[], byte[]> r, FeedBatch batch)
+      throws InterruptedException {
     String source = r.topic() + "/" + r.partition() + "@" + r.offset();
     SnapshotBytes snapshot;
     try {
@@ -127,7 +156,7 @@ final class FeedFollower implements AutoCloseable {
     }
     for (int attempt = 1; ; attempt++) {
       try {
-        publisher.publish(snapshot);
+        publisher.publish(snapshot, batch);
         return true;
       } catch (IOException | RuntimeException e) {
         failures.increment();

@@ -61,8 +61,8 @@ import org.slf4j.LoggerFactory;
  * in full and cannot delete offers that disappeared meanwhile.
  *
  * <p><b>Feeds topic.</b> With {@link Builder#feedsTopic}, snapshots arriving there are published as
- * they come ({@link FeedFollower}); one that keeps failing is dead-lettered after {@link
- * SnapshotRetry#maxAttempts()} tries and the next one flows.
+ * they come ({@link FeedFollower}), the snapshots of one poll as one batch; one that keeps failing
+ * is dead-lettered after {@link SnapshotRetry#maxAttempts()} tries and the next one flows.
  *
  * <p>Lifecycle: LATENT → STARTED → CLOSED by CAS. Thread safety: safe for concurrent use; snapshots
  * of one partner are published one at a time, different partners in parallel. NOTE: run one loader
@@ -156,7 +156,18 @@ public final class FeedLoader implements AutoCloseable {
                   config.feedsTopic(),
                   config.feedsGroupId(),
                   config.retry(),
-                  s -> publishAlone(s),
+                  new FeedFollower.SnapshotPublisher() {
+                    @Override
+                    public FeedBatch batch() {
+                      return FeedLoader.this.batch();
+                    }
+
+                    @Override
+                    public void publish(SnapshotBytes snapshot, FeedBatch batch)
+                        throws IOException, InterruptedException {
+                      FeedLoader.this.publish(snapshot, batch);
+                    }
+                  },
                   deadLetters,
                   rejected,
                   Counter.builder("mosaic.feedloader.snapshot.failures")

@@ -59,30 +59,9 @@ class FeedDirectoryToKafkaTest {
     Files.write(file, lines);
     Path watched = dir.resolve("feeds");
 
-    try (FeedLoader loader =
-            FeedLoader.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .offersTopic("realty-offers")
-                .deadLetterTopic("realty-offers-dlq")
-                .partitions(16)
-                .schema(RealtySchema.SCHEMA)
-                .build()
-                .start();
-        FileDeadLetters deadLetters =
-            new FileDeadLetters(
-                kafka.bootstrapServers(), "realty-offers-dlq", "test", new SimpleMeterRegistry());
-        FeedDirectoryWatcher watcher =
-            new FeedDirectoryWatcher(
-                    new FeedDirectoryWatcher.Config(
-                        watched,
-                        FeedDirectoryWatcher.ReadySignal.RENAME,
-                        Duration.ofMillis(200),
-                        Duration.ofMillis(200)),
-                    new SnapshotFileReader(),
-                    loader::publish,
-                    deadLetters,
-                    new SimpleMeterRegistry())
-                .start()) {
+    try (FeedLoader loader = loader("realty-offers");
+        FileDeadLetters deadLetters = deadLetters("realty-offers");
+        FeedDirectoryWatcher watcher = watcher(watched, loader, deadLetters).start()) {
       Files.move(file, watched.resolve(file.getFileName()));
       await().atMost(Duration.ofSeconds(30)).until(() -> watcher.filesDone() == 1);
       deadLetters.flush();
@@ -106,5 +85,92 @@ class FeedDirectoryToKafkaTest {
                 StandardCharsets.UTF_8))
         .startsWith("partner-001.jsonl line 4: not an Offer: ");
     assertThat(new String(dead.value(), StandardCharsets.UTF_8)).isEqualTo("{\"offer_id\": 12");
+  }
+
+  @Test
+  void theFilesOfOneScanAreOneBatchWithOneEndMarkerPerKafkaPartitionCountingItsRecords(
+      @TempDir Path dir) throws Exception {
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, "realty-scan", 4, "realty-scan-dlq", (short) 1);
+    }
+    List<FeedSnapshot> snapshots =
+        RealtyOffers.snapshotsByPartner(
+            new RealtyOfferGenerator(RealtyGeneratorSettings.DEFAULTS.withSeed(5).withPartners(3))
+                .next(60),
+            1,
+            1_000L);
+    assertThat(snapshots).hasSize(3);
+    int offers = snapshots.stream().mapToInt(FeedSnapshot::getOffersCount).sum();
+    Path watched = Files.createDirectories(dir.resolve("feeds"));
+    for (FeedSnapshot snapshot : snapshots) {
+      new SnapshotFileWriter().writeAtomically(snapshot, watched, snapshot.getPartnerId() + ".pb");
+    }
+
+    try (FeedLoader loader = loader("realty-scan");
+        FileDeadLetters deadLetters = deadLetters("realty-scan");
+        FeedDirectoryWatcher watcher = watcher(watched, loader, deadLetters)) {
+      assertThat(watcher.scanOnce()).isEqualTo(3);
+    }
+
+    List<ConsumerRecord<byte[], byte[]>> records =
+        KafkaTestSupport.read(kafka, "realty-scan", offers + 4, true);
+    List<ConsumerRecord<byte[], byte[]>> markers =
+        records.stream().filter(r -> BatchEnd.isMarker(r.key())).toList();
+    List<ConsumerRecord<byte[], byte[]>> upserts =
+        records.stream().filter(r -> !BatchEnd.isMarker(r.key())).toList();
+    assertThat(upserts).hasSize(offers);
+    long batch = BatchEnd.batchOf(upserts.getFirst().headers());
+    assertThat(upserts)
+        .as("the three partners' offers carry one batch id")
+        .allSatisfy(r -> assertThat(BatchEnd.batchOf(r.headers())).isEqualTo(batch));
+    assertThat(markers)
+        .as("one end marker per Kafka partition, after that partition's offers")
+        .hasSize(4)
+        .allSatisfy(
+            m -> {
+              BatchEnd end = BatchEnd.of(m.headers());
+              assertThat(end.batchId()).isEqualTo(batch);
+              assertThat(end.tombstones()).isZero();
+              assertThat(end.upserts())
+                  .isEqualTo(upserts.stream().filter(r -> r.partition() == m.partition()).count());
+              assertThat(
+                      upserts.stream()
+                          .filter(r -> r.partition() == m.partition())
+                          .mapToLong(ConsumerRecord::offset)
+                          .max()
+                          .orElseThrow())
+                  .isLessThan(m.offset());
+            });
+  }
+
+  private static FeedLoader loader(String topic) throws Exception {
+    return FeedLoader.builder()
+        .bootstrapServers(kafka.bootstrapServers())
+        .offersTopic(topic)
+        .deadLetterTopic(topic + "-dlq")
+        .partitions(16)
+        .schema(RealtySchema.SCHEMA)
+        .build()
+        .start();
+  }
+
+  private static FileDeadLetters deadLetters(String topic) {
+    return new FileDeadLetters(
+        kafka.bootstrapServers(), topic + "-dlq", "test", new SimpleMeterRegistry());
+  }
+
+  /** A watcher of {@code watched} publishing into {@code loader}'s batches, not started. */
+  private static FeedDirectoryWatcher watcher(
+      Path watched, FeedLoader loader, FileDeadLetters deadLetters) throws Exception {
+    return new FeedDirectoryWatcher(
+        new FeedDirectoryWatcher.Config(
+            watched,
+            FeedDirectoryWatcher.ReadySignal.RENAME,
+            Duration.ofMillis(200),
+            Duration.ofMillis(200)),
+        new SnapshotFileReader(),
+        FeedDirectoryWatcher.SnapshotSink.into(loader),
+        deadLetters,
+        new SimpleMeterRegistry());
   }
 }

@@ -13,6 +13,8 @@ import dev.mosaic.api.realty.RealtyOfferGenerator;
 import dev.mosaic.api.realty.RealtyOffers;
 import dev.mosaic.indexer.FeedDirectoryWatcher.Config;
 import dev.mosaic.indexer.FeedDirectoryWatcher.ReadySignal;
+import dev.mosaic.indexer.FeedDirectoryWatcher.SnapshotBatch;
+import dev.mosaic.indexer.FeedDirectoryWatcher.SnapshotSink;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,7 +53,7 @@ class FeedDirectoryWatcherTest {
     return new FeedDirectoryWatcher(
         new Config(dir, signal, Duration.ofMillis(100), Duration.ZERO),
         new SnapshotFileReader(),
-        published::add,
+        SnapshotSink.unbatched(published::add),
         deadLetters::add,
         registry);
   }
@@ -146,15 +149,16 @@ class FeedDirectoryWatcherTest {
         new FeedDirectoryWatcher(
             new Config(dir, ReadySignal.RENAME, Duration.ofMillis(100), Duration.ZERO),
             new SnapshotFileReader(),
-            s -> {
-              if (s.getPartnerId().contains("|")) {
-                throw new IllegalArgumentException("partner id must not contain '|'");
-              }
-              if (attempts.incrementAndGet() == 1) {
-                throw new IOException("kafka is down");
-              }
-              published.add(s);
-            },
+            SnapshotSink.unbatched(
+                s -> {
+                  if (s.getPartnerId().contains("|")) {
+                    throw new IllegalArgumentException("partner id must not contain '|'");
+                  }
+                  if (attempts.incrementAndGet() == 1) {
+                    throw new IOException("kafka is down");
+                  }
+                  published.add(s);
+                }),
             deadLetters::add,
             registry);
     FeedSnapshot snapshot = realtySnapshot("partner-005", 4, 5);
@@ -187,5 +191,65 @@ class FeedDirectoryWatcherTest {
     assertThat(published)
         .extracting(FeedSnapshot::getSnapshotId)
         .containsExactly(10L, 11L, 12L, 13L, 14L);
+  }
+
+  @Test
+  void theFilesOfOneScanArePublishedInOneBatchEndedOnceAndABacklogInBatchesOfTheLimit()
+      throws Exception {
+    List<List<Long>> batches = new CopyOnWriteArrayList<>();
+    List<Integer> ended = new CopyOnWriteArrayList<>();
+    SnapshotSink recording =
+        () -> {
+          List<Long> batch = new CopyOnWriteArrayList<>();
+          int index = batches.size();
+          batches.add(batch);
+          return new SnapshotBatch() {
+            @Override
+            public void publish(FeedSnapshot snapshot) {
+              assertThat(ended).doesNotContain(index);
+              batch.add(snapshot.getSnapshotId());
+            }
+
+            @Override
+            public void end() {
+              assertThat(ended).doesNotContain(index);
+              ended.add(index);
+            }
+          };
+        };
+    int files = FeedDirectoryWatcher.MAX_BATCH_FILES + 3;
+    for (int i = 0; i < files; i++) {
+      Path f = writer.writeAtomically(realtySnapshot("partner-" + i, i, 1), dir, "f" + i + ".pb");
+      Files.setLastModifiedTime(f, FileTime.fromMillis(1_000_000L + i * 1000L));
+    }
+    try (FeedDirectoryWatcher watcher =
+        new FeedDirectoryWatcher(
+            new Config(dir, ReadySignal.RENAME, Duration.ofMillis(100), Duration.ZERO),
+            new SnapshotFileReader(),
+            recording,
+            deadLetters::add,
+            registry)) {
+      assertThat(watcher.scanOnce()).isEqualTo(files);
+      assertThat(batches).hasSize(2);
+      assertThat(batches.get(0))
+          .containsExactlyElementsOf(
+              LongStream.range(0, FeedDirectoryWatcher.MAX_BATCH_FILES).boxed().toList());
+      assertThat(batches.get(1))
+          .containsExactly(
+              (long) FeedDirectoryWatcher.MAX_BATCH_FILES,
+              FeedDirectoryWatcher.MAX_BATCH_FILES + 1L,
+              FeedDirectoryWatcher.MAX_BATCH_FILES + 2L);
+      assertThat(ended).containsExactly(0, 1);
+
+      writer.writeAtomically(realtySnapshot("partner-x", 500, 1), dir, "g1.pb");
+      writer.writeAtomically(realtySnapshot("partner-y", 501, 1), dir, "g2.pb");
+      assertThat(watcher.scanOnce()).isEqualTo(2);
+      assertThat(batches).hasSize(3);
+      assertThat(batches.get(2)).containsExactlyInAnyOrder(500L, 501L);
+      assertThat(ended).containsExactly(0, 1, 2);
+
+      assertThat(watcher.scanOnce()).isZero();
+      assertThat(batches).as("a scan that finds nothing opens no batch").hasSize(3);
+    }
   }
 }

@@ -5,6 +5,8 @@ import static dev.mosaic.indexer.KafkaTestSupport.readAll;
 import static dev.mosaic.indexer.KafkaTestSupport.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mosaic.api.cars.CarOfferGenerator;
+import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -195,6 +197,57 @@ class FeedLoaderTest {
           .startsWith("not a usable FeedSnapshot");
       assertThat(header(dlq.getFirst(), OfferTopics.SOURCE_HEADER)).isEqualTo("feeds-in/0@0");
     }
+  }
+
+  @Test
+  void theSnapshotsOfOnePollOfTheFeedsTopicArePublishedAsOneBatch() throws Exception {
+    List<CarOffer> cars =
+        CarOfferGenerator.builder().seed(21).partners(3).duplicateShare(0).build().next(30);
+    List<FeedSnapshot> snapshots = CarOffers.snapshotsByPartner(cars, 1, 1_000L);
+    assertThat(snapshots).hasSize(3);
+    kafka.createTopic("feeds-polled", 1);
+    try (var admin = kafka.admin()) {
+      OfferTopics.create(admin, "polled", K, "polled-dlq", (short) 1);
+    }
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (FeedSnapshot snapshot : snapshots) {
+        producer.send(new ProducerRecord<>("feeds-polled", snapshot.toByteArray())).get();
+      }
+    }
+    long kafkaPartitions =
+        cars.stream().map(c -> OfferKeys.indexPartition(c.getDedupKey(), P) % K).distinct().count();
+    List<ConsumerRecord<byte[], byte[]>> records;
+    // the three snapshots wait on the topic before the loader starts: its first poll takes them all
+    try (FeedLoader loader =
+        FeedLoader.builder()
+            .bootstrapServers(kafka.bootstrapServers())
+            .offersTopic("polled")
+            .deadLetterTopic("polled-dlq")
+            .partitions(P)
+            .schema(CarsSchema.SCHEMA)
+            .feedsTopic("feeds-polled")
+            .feedsGroupId("polled-test")
+            .build()
+            .start()) {
+      records = KafkaTestSupport.read(kafka, "polled", cars.size() + (int) kafkaPartitions, true);
+    }
+    List<ConsumerRecord<byte[], byte[]>> upserts =
+        records.stream().filter(r -> !BatchEnd.isMarker(r.key())).toList();
+    List<ConsumerRecord<byte[], byte[]>> markers =
+        records.stream().filter(r -> BatchEnd.isMarker(r.key())).toList();
+    assertThat(upserts).hasSize(cars.size());
+    long batch = BatchEnd.batchOf(upserts.getFirst().headers());
+    assertThat(upserts).allSatisfy(r -> assertThat(BatchEnd.batchOf(r.headers())).isEqualTo(batch));
+    assertThat(markers)
+        .as("one marker per Kafka partition written, not one per snapshot")
+        .hasSize((int) kafkaPartitions)
+        .allSatisfy(
+            m ->
+                assertThat(BatchEnd.of(m.headers()).upserts())
+                    .isEqualTo(
+                        upserts.stream().filter(r -> r.partition() == m.partition()).count()));
   }
 
   static String key(CarOffer car) {
