@@ -277,22 +277,29 @@ public final class TransportBench {
       List<double[]> rates = new ArrayList<>();
       for (int round = 1; round <= rounds; round++) {
         PartitionFileId version = new PartitionFileId(1, 0, round);
+        long baseCpu0 = processCpuNanos();
         double[] base = baseline(baseline, source, version, work.resolve("baseline"), peers);
+        double baseCpu = (processCpuNanos() - baseCpu0) / 1e9;
         System.out.printf(
             "round %d: baseline (%s, CRC32C while streaming, stage, fsync, verifying re-read,"
                 + " rename): entry acknowledged after %.2f s (%.1f MB/s); entry +"
-                + " store-and-forward to %d peers after %.2f s (%.1f MB/s of file)%n",
+                + " store-and-forward to %d peers after %.2f s (%.1f MB/s of file); process CPU"
+                + " %.1f s for both%n",
             round,
             tls ? "JDK TLS 1.3 sockets, mutual auth" : "plain JDK sockets",
             base[0],
             mb / base[0],
             peers,
             base[1],
-            mb / base[1]);
+            mb / base[1],
+            baseCpu);
         int held = round + 1;
         long h0 = System.nanoTime();
+        long hopCpu0 = processCpuNanos();
         deliver(soloSender, version, source);
         double entrySeconds = (System.nanoTime() - h0) / 1e9;
+        double hopCpu = (processCpuNanos() - hopCpu0) / 1e9;
+        long relayCpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         deliver(sender, version, source);
         double entryWithPeersSeconds = (System.nanoTime() - t0) / 1e9;
@@ -301,19 +308,23 @@ public final class TransportBench {
             Duration.ofMinutes(30),
             () -> nodes.stream().allMatch(n -> n.store().published() == held));
         double allSeconds = (System.nanoTime() - t0) / 1e9;
+        double relayCpu = (processCpuNanos() - relayCpu0) / 1e9;
         System.out.printf(
             "round %d: transport: one hop to a lone searcher acknowledged (record in the"
-                + " manifest, stream, fsync, verify) after %.2f s (%.1f MB/s); to the entry of %d"
-                + " peers after %.2f s; entry + relay to the peers done after %.2f s"
-                + " (%.1f MB/s of file, %.1f MB/s written in total); refused bytes %.0f%n",
+                + " manifest, stream, fsync, verify) after %.2f s (%.1f MB/s, process CPU %.1f s);"
+                + " to the entry of %d peers after %.2f s; entry + relay to the peers done after"
+                + " %.2f s (%.1f MB/s of file, %.1f MB/s written in total, process CPU %.1f s);"
+                + " refused bytes %.0f%n",
             round,
             entrySeconds,
             mb / entrySeconds,
+            hopCpu,
             peers,
             entryWithPeersSeconds,
             allSeconds,
             mb / allSeconds,
             mb * (1 + peers) / allSeconds,
+            relayCpu,
             refusedBytes(registry));
         rates.add(new double[] {mb / entrySeconds, mb / base[0], mb / allSeconds, mb / base[1]});
         for (Node n : nodes) {

@@ -68,6 +68,13 @@ final class StoreWriter {
                     onBytes.accept(b.size());
                     return b;
                   })
+              // while the file write is under way, the next chunks (a TLS record each) are joined
+              // into one write
+              .batchWeighted(
+                  ConnectionBuffers.FILE_WRITE_BATCH,
+                  b -> (long) b.size(),
+                  b -> b,
+                  ByteString::concat)
               .runWith(FileIO.toPath(staged.path()), mat);
     } catch (RuntimeException e) {
       staged.close();

@@ -117,6 +117,7 @@ final class TransferClient implements AutoCloseable {
               session -> verifyTarget(target, session),
               // our side completing (request sent) must not end the session: the answer follows
               org.apache.pekko.stream.IgnoreComplete$.MODULE$)
+          .addAttributes(ConnectionBuffers.tcp())
           .mapError(
               new PFBuilder<Throwable, Throwable>()
                   .match(
@@ -140,7 +141,8 @@ final class TransferClient implements AutoCloseable {
             List.of(),
             true,
             Optional.of(settings.connectTimeout()),
-            Optional.of(settings.transferIdleTimeout()));
+            Optional.of(settings.transferIdleTimeout()))
+        .addAttributes(ConnectionBuffers.tcp());
   }
 
   /**

@@ -121,11 +121,13 @@ final class TransferServer implements AutoCloseable {
         .to(
             Sink.foreach(
                 c ->
-                    c.handleWith(
-                        security.encrypted()
-                            ? secured(c.remoteAddress())
-                            : connectionFlow(() -> null),
-                        ext.materializer())))
+                    c.flow()
+                        .addAttributes(ConnectionBuffers.tcp())
+                        .join(
+                            security.encrypted()
+                                ? secured(c.remoteAddress())
+                                : connectionFlow(() -> null))
+                        .run(ext.materializer())))
         .run(ext.materializer())
         .thenApply(
             b -> {
