@@ -23,9 +23,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -44,9 +46,11 @@ import org.slf4j.LoggerFactory;
  * reported again: at least once).
  *
  * <p>Files are taken oldest first (modification time, then name), one at a time, so the snapshots
- * of one partner are published in the order they were dropped. The files of one scan form one batch
- * ({@link SnapshotSink}), ended after the scan's last file. Names starting with {@code '.'} and
- * names without a {@code .jsonl} or {@code .pb} extension are never taken.
+ * of one partner are published in the order they were dropped: a file left for a retry holds back
+ * the newer files of its partner (a file that cannot be read holds back none, its partner being
+ * unknown). The files of one scan form one batch ({@link SnapshotSink}), ended after the scan's
+ * last file. Names starting with {@code '.'} and names without a {@code .jsonl} or {@code .pb}
+ * extension are never taken.
  *
  * <p>Thread safety: {@link #start()} runs one watcher thread; {@link #scanOnce()} may be called
  * instead of starting it (a tool, a test); both are serialized. The counters are safe to read from
@@ -200,7 +204,7 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
   private final Path done;
   private final Path failed;
   private final Object scanLock = new Object();
-  private final Map<Path, Long> retryAfterNanos = new HashMap<>();
+  private final Map<Path, Waiting> waiting = new HashMap<>();
   private final AtomicLong filesDone = new AtomicLong();
   private final AtomicLong filesFailed = new AtomicLong();
   private final AtomicLong recordsMalformed = new AtomicLong();
@@ -294,22 +298,34 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     synchronized (scanLock) {
       int handled = 0;
       List<Path> files = readyFiles();
-      retryAfterNanos.keySet().retainAll(files);
+      waiting.keySet().retainAll(files);
+      // partners with an older file waiting for its retry: their newer files wait behind it, so a
+      // snapshot never overtakes an older one of its partner
+      Set<String> held = new HashSet<>();
       SnapshotBatch batch = null;
       int inBatch = 0;
       for (Path file : files) {
-        Long retryAfter = retryAfterNanos.get(file);
-        if (retryAfter != null && System.nanoTime() - retryAfter < 0) {
+        Waiting w = waiting.get(file);
+        if (w != null && System.nanoTime() - w.retryAfterNanos() < 0) {
+          if (w.partner() != null) {
+            held.add(w.partner());
+          }
           continue;
         }
         if (batch == null) {
           batch = sink.batch();
         }
-        if (take(file, batch)) {
-          retryAfterNanos.remove(file);
+        Taken taken = take(file, batch, held);
+        if (taken.done()) {
+          waiting.remove(file);
           handled++;
-        } else {
-          retryAfterNanos.put(file, System.nanoTime() + config.retryDelay().toNanos());
+        } else if (!taken.held()) {
+          waiting.put(
+              file,
+              new Waiting(System.nanoTime() + config.retryDelay().toNanos(), taken.partner()));
+          if (taken.partner() != null) {
+            held.add(taken.partner());
+          }
         }
         if (++inBatch == MAX_BATCH_FILES) {
           end(batch);
@@ -353,27 +369,47 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     return recordsMalformed.get();
   }
 
-  /** True when the file is moved away; false when it stays for a retry. */
-  private boolean take(Path file, SnapshotBatch batch) throws InterruptedException {
+  /** A file waiting for its retry, and its partner when it was read (null when it was not). */
+  private record Waiting(long retryAfterNanos, String partner) {}
+
+  /**
+   * What became of a file: moved away ({@code done}); left because an older file of its partner
+   * waits ({@code held}); or left for a retry (neither), with its partner when it was read.
+   */
+  private record Taken(boolean done, boolean held, String partner) {
+    static final Taken DONE = new Taken(true, false, null);
+
+    static Taken retry(String partner) {
+      return new Taken(false, false, partner);
+    }
+  }
+
+  private Taken take(Path file, SnapshotBatch batch, Set<String> held) throws InterruptedException {
     String name = file.getFileName().toString();
     SnapshotFile read;
     try {
       read = reader.read(file);
     } catch (MalformedSnapshotFileException e) {
       refuse(file, e.getMessage());
-      return true;
+      return Taken.DONE;
     } catch (IOException e) {
+      // its partner is unknown, so it holds no other file back
       LOG.warn("cannot read snapshot file {} ({}); trying again later", file, e.toString());
-      return false;
+      return Taken.retry(null);
+    }
+    String partner = read.snapshot().getPartnerId();
+    if (held.contains(partner)) {
+      LOG.debug("{}: an older snapshot file of partner {} waits for its retry", name, partner);
+      return new Taken(false, true, partner);
     }
     try {
       batch.publish(read.snapshot());
     } catch (IOException e) {
       LOG.warn("publishing snapshot file {} failed ({}); trying again later", file, e.toString());
-      return false;
+      return Taken.retry(partner);
     } catch (IllegalArgumentException e) {
       refuse(file, name + ": " + e.getMessage());
-      return true;
+      return Taken.DONE;
     }
     for (MalformedRecord record : read.malformed()) {
       recordsMalformed.incrementAndGet();
@@ -391,10 +427,12 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
           read.malformed().size());
     } catch (IOException e) {
       // Published: a second publish of the same snapshot changes nothing, so a retry is harmless.
+      // a newer file of the partner waits too: this retry would otherwise publish an older snapshot
+      // over it
       LOG.error("cannot move loaded snapshot file {} to {}", file, done, e);
-      return false;
+      return Taken.retry(partner);
     }
-    return true;
+    return Taken.DONE;
   }
 
   private void refuse(Path file, String reason) {

@@ -252,4 +252,51 @@ class FeedDirectoryWatcherTest {
       assertThat(batches).as("a scan that finds nothing opens no batch").hasSize(3);
     }
   }
+
+  @Test
+  void aFileLeftForARetryHoldsBackTheNewerFilesOfItsPartnerButNotOtherPartners() throws Exception {
+    AtomicInteger attempts = new AtomicInteger();
+    FeedSnapshot older = realtySnapshot("partner-007", 1, 3);
+    FeedSnapshot newer = realtySnapshot("partner-007", 2, 3);
+    FeedSnapshot other = realtySnapshot("partner-008", 1, 3);
+    Path a = writer.writeAtomically(older, dir, "a.pb");
+    Path b = writer.writeAtomically(newer, dir, "b.pb");
+    Path c = writer.writeAtomically(other, dir, "c.pb");
+    Files.setLastModifiedTime(a, FileTime.fromMillis(1_000_000L));
+    Files.setLastModifiedTime(b, FileTime.fromMillis(2_000_000L));
+    Files.setLastModifiedTime(c, FileTime.fromMillis(3_000_000L));
+    try (FeedDirectoryWatcher watcher =
+        new FeedDirectoryWatcher(
+            new Config(dir, ReadySignal.RENAME, Duration.ofMillis(100), Duration.ofHours(1)),
+            new SnapshotFileReader(),
+            SnapshotSink.unbatched(
+                s -> {
+                  if (s.equals(older) && attempts.incrementAndGet() == 1) {
+                    throw new IOException("kafka is down");
+                  }
+                  published.add(s);
+                }),
+            deadLetters::add,
+            registry)) {
+      assertThat(watcher.scanOnce()).isEqualTo(1);
+      assertThat(published)
+          .as("b.pb waits behind a.pb; c.pb is another partner's")
+          .containsExactly(other);
+
+      assertThat(watcher.scanOnce())
+          .as("a.pb waits for its retry delay, and b.pb with it")
+          .isZero();
+      assertThat(dir.resolve("b.pb")).exists();
+    }
+    try (FeedDirectoryWatcher watcher =
+        new FeedDirectoryWatcher(
+            new Config(dir, ReadySignal.RENAME, Duration.ofMillis(100), Duration.ZERO),
+            new SnapshotFileReader(),
+            SnapshotSink.unbatched(published::add),
+            deadLetters::add,
+            registry)) {
+      assertThat(watcher.scanOnce()).isEqualTo(2);
+    }
+    assertThat(published).containsExactly(other, older, newer);
+  }
 }
