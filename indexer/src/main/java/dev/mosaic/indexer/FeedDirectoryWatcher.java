@@ -315,17 +315,9 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
         if (batch == null) {
           batch = sink.batch();
         }
-        Taken taken = take(file, batch, held);
-        if (taken.done()) {
+        if (take(file, batch, held)) {
           waiting.remove(file);
           handled++;
-        } else if (!taken.held()) {
-          waiting.put(
-              file,
-              new Waiting(System.nanoTime() + config.retryDelay().toNanos(), taken.partner()));
-          if (taken.partner() != null) {
-            held.add(taken.partner());
-          }
         }
         if (++inBatch == MAX_BATCH_FILES) {
           end(batch);
@@ -373,43 +365,36 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
   private record Waiting(long retryAfterNanos, String partner) {}
 
   /**
-   * What became of a file: moved away ({@code done}); left because an older file of its partner
-   * waits ({@code held}); or left for a retry (neither), with its partner when it was read.
+   * Publishes a file and moves it away (true); or leaves it (false): for a retry ({@link
+   * #retryLater}), or because an older file of its partner waits for its retry ({@code held}).
    */
-  private record Taken(boolean done, boolean held, String partner) {
-    static final Taken DONE = new Taken(true, false, null);
-
-    static Taken retry(String partner) {
-      return new Taken(false, false, partner);
-    }
-  }
-
-  private Taken take(Path file, SnapshotBatch batch, Set<String> held) throws InterruptedException {
+  private boolean take(Path file, SnapshotBatch batch, Set<String> held)
+      throws InterruptedException {
     String name = file.getFileName().toString();
     SnapshotFile read;
     try {
       read = reader.read(file);
     } catch (MalformedSnapshotFileException e) {
       refuse(file, e.getMessage());
-      return Taken.DONE;
+      return true;
     } catch (IOException e) {
       // its partner is unknown, so it holds no other file back
       LOG.warn("cannot read snapshot file {} ({}); trying again later", file, e.toString());
-      return Taken.retry(null);
+      return retryLater(file, null, held);
     }
     String partner = read.snapshot().getPartnerId();
     if (held.contains(partner)) {
       LOG.debug("{}: an older snapshot file of partner {} waits for its retry", name, partner);
-      return new Taken(false, true, partner);
+      return false;
     }
     try {
       batch.publish(read.snapshot());
     } catch (IOException e) {
       LOG.warn("publishing snapshot file {} failed ({}); trying again later", file, e.toString());
-      return Taken.retry(partner);
+      return retryLater(file, partner, held);
     } catch (IllegalArgumentException e) {
       refuse(file, name + ": " + e.getMessage());
-      return Taken.DONE;
+      return true;
     }
     for (MalformedRecord record : read.malformed()) {
       recordsMalformed.incrementAndGet();
@@ -426,13 +411,24 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
           read.snapshot().getOffersCount(),
           read.malformed().size());
     } catch (IOException e) {
-      // Published: a second publish of the same snapshot changes nothing, so a retry is harmless.
-      // a newer file of the partner waits too: this retry would otherwise publish an older snapshot
-      // over it
+      // published: a second publish of the same snapshot changes nothing, so a retry is harmless,
+      // as long as the partner's newer files wait behind it
       LOG.error("cannot move loaded snapshot file {} to {}", file, done, e);
-      return Taken.retry(partner);
+      return retryLater(file, partner, held);
     }
-    return Taken.DONE;
+    return true;
+  }
+
+  /**
+   * Leaves {@code file} for a retry after the retry delay; the newer files of its partner, when
+   * known, wait behind it. Returns false (the file stays).
+   */
+  private boolean retryLater(Path file, String partner, Set<String> held) {
+    waiting.put(file, new Waiting(System.nanoTime() + config.retryDelay().toNanos(), partner));
+    if (partner != null) {
+      held.add(partner);
+    }
+    return false;
   }
 
   private void refuse(Path file, String reason) {

@@ -35,15 +35,6 @@ import org.slf4j.LoggerFactory;
 final class FeedFollower implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FeedFollower.class);
 
-  /** Publishes snapshots in batches; the loader. */
-  interface SnapshotPublisher {
-    /** A new batch ({@link FeedLoader#batch()}). */
-    FeedBatch batch();
-
-    /** Publishes one snapshot in {@code batch}. */
-    void publish(SnapshotBytes snapshot, FeedBatch batch) throws IOException, InterruptedException;
-  }
-
   /**
    * The most snapshots one poll returns, so one batch holds: a backlog is published in batches of
    * this many, and a poll's snapshots (each retried up to {@link SnapshotRetry#maxAttempts()}) stay
@@ -53,7 +44,7 @@ final class FeedFollower implements AutoCloseable {
 
   private final String topic;
   private final SnapshotRetry retry;
-  private final SnapshotPublisher publisher;
+  private final FeedLoader loader;
   private final DeadLetterPublisher deadLetters;
   private final Counter rejected;
   private final Counter failures;
@@ -66,13 +57,13 @@ final class FeedFollower implements AutoCloseable {
       String topic,
       String groupId,
       SnapshotRetry retry,
-      SnapshotPublisher publisher,
+      FeedLoader loader,
       DeadLetterPublisher deadLetters,
       Counter rejected,
       Counter failures) {
     this.topic = topic;
     this.retry = retry;
-    this.publisher = publisher;
+    this.loader = loader;
     this.deadLetters = deadLetters;
     this.rejected = rejected;
     this.failures = failures;
@@ -103,7 +94,7 @@ final class FeedFollower implements AutoCloseable {
         }
         // one batch per poll: the indexers rebuild each partition the poll's snapshots changed
         // once; a follower closing mid-poll leaves the batch to expire
-        FeedBatch batch = publisher.batch();
+        FeedBatch batch = loader.batch();
         for (ConsumerRecord<byte[], byte[]> r : records) {
           if (!handle(r, batch)) {
             return;
@@ -156,7 +147,7 @@ final class FeedFollower implements AutoCloseable {
     }
     for (int attempt = 1; ; attempt++) {
       try {
-        publisher.publish(snapshot, batch);
+        loader.publish(snapshot, batch);
         return true;
       } catch (IOException | RuntimeException e) {
         failures.increment();

@@ -156,18 +156,7 @@ public final class FeedLoader implements AutoCloseable {
                   config.feedsTopic(),
                   config.feedsGroupId(),
                   config.retry(),
-                  new FeedFollower.SnapshotPublisher() {
-                    @Override
-                    public FeedBatch batch() {
-                      return FeedLoader.this.batch();
-                    }
-
-                    @Override
-                    public void publish(SnapshotBytes snapshot, FeedBatch batch)
-                        throws IOException, InterruptedException {
-                      FeedLoader.this.publish(snapshot, batch);
-                    }
-                  },
+                  this,
                   deadLetters,
                   rejected,
                   Counter.builder("mosaic.feedloader.snapshot.failures")

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
-import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.FieldValue;
@@ -45,6 +44,16 @@ class FeedLoaderTest {
 
   private static FeedLoader loader(String topic, Path stateDir) throws Exception {
     return KafkaTestSupport.loaderOn(kafka, topic, P, K).stateDir(stateDir).build().start();
+  }
+
+  /** A loader of {@code topic} that also follows {@code feedsTopic}. */
+  private static FeedLoader feedsLoader(String topic, String feedsTopic, String groupId)
+      throws Exception {
+    return KafkaTestSupport.loaderOn(kafka, topic, P, K)
+        .feedsTopic(feedsTopic)
+        .feedsGroupId(groupId)
+        .build()
+        .start();
   }
 
   @Test
@@ -171,20 +180,7 @@ class FeedLoaderTest {
   void snapshotsArrivingOnTheFeedsTopicArePublishedAndGarbageIsDeadLettered() throws Exception {
     List<CarOffer> cars = cars(14, 4);
     kafka.createTopic("feeds-in", 1);
-    try (var admin = kafka.admin()) {
-      OfferTopics.create(admin, "from-feeds", K, "from-feeds-dlq", (short) 1);
-    }
-    try (FeedLoader loader =
-            FeedLoader.builder()
-                .bootstrapServers(kafka.bootstrapServers())
-                .offersTopic("from-feeds")
-                .deadLetterTopic("from-feeds-dlq")
-                .partitions(P)
-                .schema(CarsSchema.SCHEMA)
-                .feedsTopic("feeds-in")
-                .feedsGroupId("feeds-test")
-                .build()
-                .start();
+    try (FeedLoader loader = feedsLoader("from-feeds", "feeds-in", "feeds-test");
         KafkaProducer<byte[], byte[]> producer =
             new KafkaProducer<>(
                 kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -206,9 +202,6 @@ class FeedLoaderTest {
     List<FeedSnapshot> snapshots = CarOffers.snapshotsByPartner(cars, 1, 1_000L);
     assertThat(snapshots).hasSize(3);
     kafka.createTopic("feeds-polled", 1);
-    try (var admin = kafka.admin()) {
-      OfferTopics.create(admin, "polled", K, "polled-dlq", (short) 1);
-    }
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(
             kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -220,17 +213,7 @@ class FeedLoaderTest {
         cars.stream().map(c -> OfferKeys.indexPartition(c.getDedupKey(), P) % K).distinct().count();
     List<ConsumerRecord<byte[], byte[]>> records;
     // the three snapshots wait on the topic before the loader starts: its first poll takes them all
-    try (FeedLoader loader =
-        FeedLoader.builder()
-            .bootstrapServers(kafka.bootstrapServers())
-            .offersTopic("polled")
-            .deadLetterTopic("polled-dlq")
-            .partitions(P)
-            .schema(CarsSchema.SCHEMA)
-            .feedsTopic("feeds-polled")
-            .feedsGroupId("polled-test")
-            .build()
-            .start()) {
+    try (FeedLoader loader = feedsLoader("polled", "feeds-polled", "polled-test")) {
       records = KafkaTestSupport.read(kafka, "polled", cars.size() + (int) kafkaPartitions, true);
     }
     List<ConsumerRecord<byte[], byte[]>> upserts =

@@ -15,7 +15,7 @@ final class ConnectionBuffers {
   private ConnectionBuffers() {}
 
   /** Outgoing bytes the TCP stage gathers while a write is pending. */
-  static final int TCP_WRITE_BUFFER = 1 << 20;
+  private static final int TCP_WRITE_BUFFER = 1 << 20;
 
   /** Received bytes gathered for one file write while the previous write is under way. */
   static final long FILE_WRITE_BATCH = 1 << 20;
