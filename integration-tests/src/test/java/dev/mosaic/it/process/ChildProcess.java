@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * One JVM started by the fault tests: its console (stdout and stderr) goes to {@code
@@ -99,24 +100,65 @@ final class ChildProcess {
    */
   Matcher awaitLine(Pattern pattern, Duration atMost) {
     Matcher[] found = new Matcher[1];
-    Awaitility.await(name + " prints " + pattern)
-        .atMost(atMost)
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () -> {
-              String text = thisLife();
-              Matcher m = pattern.matcher(text);
-              if (m.find()) {
-                found[0] = m;
-                return true;
-              }
-              if (!process.isAlive()) {
-                throw new IllegalStateException(
-                    name + " exited with " + process.exitValue() + " before " + pattern + tail());
-              }
-              return false;
-            });
+    try {
+      Awaitility.await(name + " prints " + pattern)
+          .atMost(atMost)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                String text = thisLife();
+                Matcher m = pattern.matcher(text);
+                if (m.find()) {
+                  found[0] = m;
+                  return true;
+                }
+                if (!process.isAlive()) {
+                  throw new IllegalStateException(
+                      name + " exited with " + process.exitValue() + " before " + pattern + tail());
+                }
+                return false;
+              });
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError(
+          name + " is alive but did not print " + pattern + " within " + atMost + mainThread(), e);
+    }
     return found[0];
+  }
+
+  /**
+   * The stack of the process's main thread (where a start that hangs waits), from {@code jcmd
+   * Thread.print}; the whole dump is kept in {@code <logDir>/<name>.threads}.
+   */
+  private String mainThread() {
+    Process p = process;
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Path dump = console.resolveSibling(name + ".threads");
+    try {
+      Process j =
+          new ProcessBuilder(jcmd.toString(), Long.toString(p.pid()), "Thread.print")
+              .redirectErrorStream(true)
+              .redirectOutput(dump.toFile())
+              .start();
+      if (!j.waitFor(30, TimeUnit.SECONDS)) {
+        j.destroyForcibly();
+        return "\n(no thread dump: jcmd did not answer within 30 s)";
+      }
+      String all = Files.readString(dump, StandardCharsets.UTF_8);
+      int from = all.indexOf("\"main\"");
+      if (from < 0) {
+        return "\n(no main thread in the dump " + dump + ")";
+      }
+      int to = all.indexOf("\n\n", from);
+      return "\n---- main thread (whole dump in "
+          + dump
+          + ") ----\n"
+          + all.substring(from, to < 0 ? all.length() : to);
+    } catch (IOException e) {
+      return "\n(no thread dump: " + e + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "\n(no thread dump: interrupted)";
+    }
   }
 
   /** Sends a POSIX signal by name ({@code STOP}, {@code CONT}) to the running process. */

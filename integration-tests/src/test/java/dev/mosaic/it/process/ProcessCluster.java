@@ -48,7 +48,14 @@ final class ProcessCluster implements AutoCloseable {
   private static final Pattern INDEXER_UP = Pattern.compile("indexer \\S+ of \\S+ in group");
   private static final Pattern FEED_UP = Pattern.compile("feed: \\d+ partners");
   private static final Pattern KAFKA_UP = Pattern.compile("kafka ready at (\\S+)");
-  private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+  /**
+   * Deadline for a process to come up. A searcher starts in about 6 s on an idle 2-core machine and
+   * in about 25 s with the machine's cores three times oversubscribed. Once, on a loaded CI host, a
+   * restart under churn did not come up within 120 s and the cause was not found: a start that does
+   * not come up now fails with the process's main-thread stack ({@link ChildProcess#awaitLine}).
+   */
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
 
   /** The small-disk searcher's free-space reserve. */
   static final int SMALL_DISK_RESERVE_MIB = 2;
