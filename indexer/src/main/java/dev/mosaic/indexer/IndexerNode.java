@@ -75,6 +75,9 @@ import org.slf4j.LoggerFactory;
 public final class IndexerNode implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IndexerNode.class);
 
+  /** Rebuild threads unless configured: one per core. */
+  public static final int DEFAULT_REBUILD_THREADS = Runtime.getRuntime().availableProcessors();
+
   private enum State {
     LATENT,
     STARTED,
@@ -340,7 +343,7 @@ public final class IndexerNode implements AutoCloseable {
     private PartitionManifest manifest;
     private Duration debounce = Duration.ofSeconds(1);
     private Duration maxDelay = Duration.ofSeconds(10);
-    private int rebuildThreads = Runtime.getRuntime().availableProcessors();
+    private int rebuildThreads = DEFAULT_REBUILD_THREADS;
     private int retainVersions = 2;
     private final Map<String, String> consumerProperties = new HashMap<>();
     private Clock clock = Clock.systemUTC();

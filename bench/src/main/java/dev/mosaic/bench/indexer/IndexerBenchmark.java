@@ -9,6 +9,7 @@ import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.indexer.FeedBatch;
 import dev.mosaic.indexer.FeedLoader;
+import dev.mosaic.indexer.IndexerNode;
 import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -76,6 +77,11 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       names = "--publish-threads",
       description = "partners published in parallel (default ${DEFAULT-VALUE})")
   int publishThreads = 4;
+
+  @Option(
+      names = "--rebuild-threads",
+      description = "the node's rebuild threads (default ${DEFAULT-VALUE}, the node's default)")
+  int rebuildThreads = IndexerNode.DEFAULT_REBUILD_THREADS;
 
   @Option(names = "--work", description = "work directory (default ${DEFAULT-VALUE})")
   Path work = Path.of("bench/target/indexer-bench");
@@ -159,6 +165,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
                 CarsSchema.SCHEMA,
                 work.resolve("files"),
                 debounceMillis,
+                rebuildThreads,
                 registry)) {
           node.awaitQuiet(Duration.ofMinutes(30));
           log(

@@ -39,6 +39,7 @@ final class NodeUnderTest implements AutoCloseable {
       Schema schema,
       Path outputDir,
       long debounceMillis,
+      int rebuildThreads,
       MeterRegistry registry)
       throws IOException {
     this.registry = registry;
@@ -56,6 +57,7 @@ final class NodeUnderTest implements AutoCloseable {
             .sender(sender)
             .manifest(PartitionManifest.inMemory())
             .debounce(Duration.ofMillis(debounceMillis))
+            .rebuildThreads(rebuildThreads)
             .retainVersions(1)
             .meterRegistry(registry)
             .rebuildListener(
