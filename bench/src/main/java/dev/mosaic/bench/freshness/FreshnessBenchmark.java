@@ -275,6 +275,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             c.cycle().publishMillis(),
             c.stages().describe(),
             c.cycle().searchableMillis());
+        out.printf(
+            "INFO freshness cycle %d CPU by thread role (ms, all nodes share this process): %s%n",
+            i, CpuByRole.describe(c.cpuByRole()));
       }
       out.println(StageClock.medians(stagesDone));
       FreshnessResult result = new FreshnessResult(s.offers(), s.partitions(), done);
@@ -306,14 +309,11 @@ public final class FreshnessBenchmark implements Callable<Integer> {
    * A cycle with its stages and the CPU time this process (every node, Kafka, ZooKeeper and the
    * watch) spent from the snapshots' arrival until the cycle was searchable everywhere.
    */
-  private record TimedCycle(FreshnessResult.Cycle cycle, StageClock.Stages stages, long cpuNanos) {}
-
-  /** CPU time of this process so far (every thread, the JVM's own included). */
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
-  }
+  private record TimedCycle(
+      FreshnessResult.Cycle cycle,
+      StageClock.Stages stages,
+      long cpuNanos,
+      Map<String, Long> cpuByRole) {}
 
   /**
    * The stage clock over the cluster's nodes: the indexers' and searchers' registries and a
@@ -378,7 +378,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     List<byte[]> snapshots = simulator.serializedSnapshots(change.partners());
     FeedLoader loader = cluster.feedLoader();
     Map<String, Map<Integer, Long>> servedBefore = watch.servedNow(searchers);
-    long cpu0 = processCpuNanos();
+    CpuByRole.Snapshot cpu0 = CpuByRole.take();
     long t0 = System.nanoTime();
     StageClock.Run timing = stages.start(t0);
     publishAsOneBatch(loader, snapshots, s.publishThreads());
@@ -388,7 +388,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         watch.await(
             changed, searchers, servedBefore, Duration.ofNanos(deadline - System.nanoTime()));
     StageClock.Stages timed = timing.stop(outcome.lastNanos());
-    long cpu = processCpuNanos() - cpu0;
+    CpuByRole.Snapshot cpu = CpuByRole.take();
     // the deliveries of this cycle end before the next one starts, so its counters are its own
     cluster.awaitConverged(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
     WireCounters.Reading wire = WireCounters.read(registries(cluster)).minus(before);
@@ -401,7 +401,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             TimeUnit.NANOSECONDS.toMillis(outcome.lastNanos() - t0),
             wire),
         timed,
-        cpu);
+        cpu.processCpuNanos() - cpu0.processCpuNanos(),
+        cpu.since(cpu0));
   }
 
   private static List<MeterRegistry> registries(LocalCluster cluster) {
