@@ -135,7 +135,7 @@ const Mosaic = {
         E('td', {}, Mosaic.versionAge(c.version, nowMs)),
         E('td', {}, (c.versions || []).map(Mosaic.version).join(', ')),
         E('td', {}, c.ageSeconds == null ? '–' : Mosaic.seconds(c.ageSeconds)),
-        E('td', {}, Mosaic.bytes(c.sizeBytes)), E('td', { class: 'mono' }, c.crc32 || '–'),
+        E('td', {}, Mosaic.bytes(c.sizeBytes)), E('td', { class: 'mono' }, c.crc32c || '–'),
         E('td', {}, c.pinned ? 'pinned' : '')));
     }
     return E('div', { class: 'detail', id: 'detail', 'data-partition': partition },
@@ -143,7 +143,7 @@ const Mosaic = {
       E('h3', {}, `index ${index.name} · partition ${partition}`),
       E('div', { class: 'muted' }, `newest version ${Mosaic.versionAge(p.newestVersion, nowMs)}` +
         (p.manifestVersion != null ? ` · manifest ${Mosaic.version(p.manifestVersion)}` : '')),
-      E('table', {}, E('thead', {}, E('tr', {}, ...['DC', 'searcher', 'lag', 'serves', 'versions held', 'file age', 'size', 'CRC32', 'pin'].map(h => E('th', {}, h)))),
+      E('table', {}, E('thead', {}, E('tr', {}, ...['DC', 'searcher', 'lag', 'serves', 'versions held', 'file age', 'size', 'CRC32C', 'pin'].map(h => E('th', {}, h)))),
         E('tbody', {}, ...rows)));
   },
   // A line chart as inline SVG over [t0, t1] (epoch ms): series = [{name, color, points: [[t, v], ...]}];

@@ -114,7 +114,7 @@
         E('td', {}, c.partition), E('td', {}, Mosaic.versionAge(c.heldVersion, nowMs)),
         E('td', {}, c.servedVersion == null ? 'not served' : Mosaic.version(c.servedVersion)),
         E('td', {}, Mosaic.seconds(c.ageSeconds)), E('td', {}, Mosaic.bytes(c.sizeBytes)),
-        E('td', { class: 'mono' }, c.crc32), E('td', {}, c.pinned ? 'pinned' : ''),
+        E('td', { class: 'mono' }, c.crc32c), E('td', {}, c.pinned ? 'pinned' : ''),
         E('td', {}, (c.versions || []).map(Mosaic.version).join(', ')));
     }));
     if (++renders === 1) {

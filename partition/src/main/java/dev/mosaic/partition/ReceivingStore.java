@@ -92,6 +92,31 @@ public interface ReceivingStore {
      */
     void publish() throws IOException;
 
+    /**
+     * As {@link #publish()}, and refuses the file unless its size and content checksum are {@code
+     * expected}'s: for a receiver that made the file itself (a rebuild from a change set) and must
+     * not publish anything but what the manifest records. The default reads the file once more
+     * before publishing; a store that verifies the content anyway should compare while it does.
+     *
+     * @throws DigestMismatchException when the file's size or checksum differs (nothing published;
+     *     the staged bytes are deleted)
+     * @throws RejectedFileException as {@link #publish()}
+     */
+    default void publish(FileDigest expected) throws IOException {
+      FileDigest actual;
+      try {
+        actual = FileDigest.of(path());
+      } catch (IOException e) {
+        close();
+        throw new RejectedFileException(e.getMessage(), e);
+      }
+      if (!actual.equals(expected)) {
+        close();
+        throw new DigestMismatchException(path().toString(), expected, actual);
+      }
+      publish();
+    }
+
     /** Deletes the staged bytes unless published; idempotent. */
     @Override
     void close();

@@ -127,4 +127,46 @@ public abstract class BaseReceivingStoreTestCase {
     assertThat(Arrays.asList(store.latestVersions(schemaVersion()).keySet().toArray()))
         .doesNotContain(5);
   }
+
+  @Test
+  void aFileWithTheExpectedDigestIsPublished() throws Exception {
+    PartitionFileId id = id(6, 1);
+    byte[] bytes = validFile(id);
+    try (ReceivingStore.StagedFile s = store.stage(id, bytes.length)) {
+      Files.write(s.path(), bytes);
+      s.publish(FileDigest.of(s.path()));
+    }
+    assertThat(store.latestVersions(schemaVersion())).containsEntry(6, 1L);
+    assertThat(Files.readAllBytes(store.file(id).orElseThrow())).isEqualTo(bytes);
+  }
+
+  @Test
+  void aFileWhoseChecksumOrSizeIsNotTheExpectedOneIsRefusedAndNothingIsPublished()
+      throws Exception {
+    publish(id(7, 1), validFile(id(7, 1)));
+    PartitionFileId next = id(7, 2);
+    byte[] bytes = validFile(next);
+    for (int wrong = 0; wrong < 2; wrong++) {
+      Path staged;
+      try (ReceivingStore.StagedFile s = store.stage(next, bytes.length)) {
+        staged = s.path();
+        Files.write(staged, bytes);
+        FileDigest actual = FileDigest.of(staged);
+        FileDigest expected =
+            wrong == 0
+                ? new FileDigest(actual.size(), actual.crc32c() ^ 1)
+                : new FileDigest(actual.size() + 1, actual.crc32c());
+        assertThatThrownBy(() -> s.publish(expected))
+            .isInstanceOfSatisfying(
+                DigestMismatchException.class,
+                e -> {
+                  assertThat(e.expected()).isEqualTo(expected);
+                  assertThat(e.actual()).isEqualTo(actual);
+                });
+      }
+      assertThat(staged).doesNotExist();
+      assertThat(store.file(next)).isEmpty();
+      assertThat(store.latestVersions(schemaVersion())).containsEntry(7, 1L);
+    }
+  }
 }

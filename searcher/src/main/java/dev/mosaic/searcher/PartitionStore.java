@@ -4,15 +4,17 @@ import dev.mosaic.format.CorruptDatabaseException;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.io.DurableFiles;
+import dev.mosaic.partition.DigestMismatchException;
+import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.RejectedFileException;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -39,7 +41,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntPredicate;
-import java.util.zip.CRC32;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,6 +96,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private final long freeSpaceReserve;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final List<StoreListener> listeners = new CopyOnWriteArrayList<>();
+  // the root's file system, set on start
+  private volatile FileStore fileStore;
 
   // Guarded by "this".
   private final Map<Integer, SchemaFiles> schemas = new HashMap<>();
@@ -141,6 +144,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       throw new IllegalStateException("partition store is " + state.get() + ", cannot start");
     }
     Files.createDirectories(root);
+    // looked up once: finding a path's file store reads the mount table
+    fileStore = Files.getFileStore(root);
     scan(true);
     synchronized (this) {
       LOG.info(
@@ -221,7 +226,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     if (freeSpaceReserve <= 0) {
       return;
     }
-    long usable = Files.getFileStore(root).getUsableSpace();
+    long usable = fileStore.getUsableSpace();
     long inFlight = receivingBytes.values().stream().mapToLong(Long::longValue).sum();
     long after = usable - inFlight - Math.max(0, size);
     if (after < freeSpaceReserve) {
@@ -576,23 +581,17 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
   }
 
-  /** Verifies a file and computes its checksum; throws with a precise reason. */
+  /**
+   * Verifies a file completely (structure, and its content against the CRC32C of its trailer, in
+   * one pass) and reads its digest from the trailer; throws with a precise reason.
+   */
   private static Verified verify(Path file) throws IOException {
     Schema schema = Database.verify(file);
-    CRC32 crc = new CRC32();
-    long size = 0;
-    try (InputStream in = Files.newInputStream(file)) {
-      byte[] buf = new byte[1 << 16];
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        crc.update(buf, 0, n);
-        size += n;
-      }
-    }
-    return new Verified(schema, crc.getValue(), size);
+    return new Verified(schema, FileDigest.ofTrailer(file));
   }
 
-  private record Verified(Schema schema, long crc32, long size) {}
+  /** A verified file's schema, and its size and content checksum (the manifest's). */
+  private record Verified(Schema schema, FileDigest digest) {}
 
   /** Scans the disk; on start also deletes temporary files and quarantines corrupt ones. */
   private boolean scan(boolean starting) throws IOException {
@@ -751,7 +750,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     Instant modified = Files.getLastModifiedTime(file).toInstant();
     if (trust) {
       try (Database db = Database.open(file)) {
-        return new StoredFile(id, file, db.sizeInBytes(), 0, modified, db.schema());
+        FileDigest digest = FileDigest.ofTrailer(file); // not checked against the content
+        return new StoredFile(id, file, digest.size(), digest.crc32c(), modified, db.schema());
       }
     }
     Verified v = verify(file);
@@ -765,7 +765,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
               + " in the file, but it lies under schema version "
               + id.schemaVersion());
     }
-    return new StoredFile(id, file, v.size(), v.crc32(), modified, v.schema());
+    return new StoredFile(id, file, v.digest().size(), v.digest().crc32c(), modified, v.schema());
   }
 
   private final class Staged implements StagedFile {
@@ -787,17 +787,24 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
     @Override
     public void publish() throws IOException {
+      publish(null);
+    }
+
+    /** Compares while it verifies: no extra pass over the file. */
+    @Override
+    public void publish(FileDigest expected) throws IOException {
       if (done) {
         throw new IllegalStateException(id + ": staged file already published or closed");
       }
       try {
-        publishOrReject();
+        publishOrReject(expected);
       } finally {
         close();
       }
     }
 
-    private void publishOrReject() throws IOException {
+    /** {@code expected}: null when any verified content will do. */
+    private void publishOrReject(FileDigest expected) throws IOException {
       long size;
       try {
         size = Files.size(temp);
@@ -805,7 +812,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         throw new RejectedFileException(
             id + ": staged file " + temp + " vanished before publishing");
       }
-      if (expectedSize >= 0 && size != expectedSize) {
+      // with an expected digest, a wrong size is told as a digest mismatch, after verification
+      if (expected == null && expectedSize >= 0 && size != expectedSize) {
         throw new RejectedFileException(
             id + ": expected " + expectedSize + " bytes but received " + size);
       }
@@ -817,6 +825,9 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         throw new RejectedFileException(id + ": fails verification: " + e.getMessage(), e);
       } catch (UnsupportedOperationException | IllegalArgumentException | IllegalStateException e) {
         throw new RejectedFileException(id + ": cannot be read: " + e.getMessage(), e);
+      }
+      if (expected != null && !v.digest().equals(expected)) {
+        throw new DigestMismatchException(id.toString(), expected, v.digest());
       }
       if (v.schema().version() != id.schemaVersion()) {
         throw new RejectedFileException(
@@ -848,13 +859,14 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
         p.versions.put(
             id.version(),
-            new StoredFile(id, target, v.size(), v.crc32(), Instant.now(), v.schema()));
+            new StoredFile(
+                id, target, v.digest().size(), v.digest().crc32c(), Instant.now(), v.schema()));
         modified(p);
       }
       // durable before anyone is told (and before the transport acknowledges), but outside the lock
       // so publishes of other partitions do not queue behind this fsync
       DurableFiles.forceDirectory(dir);
-      LOG.info("published {} ({} bytes, crc32 {})", id, v.size(), String.format("%08x", v.crc32()));
+      LOG.info("published {} ({})", id, v.digest());
       prune(id);
       notifyListeners(id.schemaVersion(), id.partition());
     }

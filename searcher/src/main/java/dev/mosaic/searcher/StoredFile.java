@@ -13,9 +13,9 @@ import java.time.Instant;
  * @param id schema version, partition and version
  * @param path where the file lives
  * @param sizeInBytes the file size
- * @param crc32 CRC32 of the whole file, to tell versions and copies apart (not CRC32C: the format's
- *     trailer ends with the CRC32C of the bytes before it, so the CRC32C of a whole intact file is
- *     the same constant for every file)
+ * @param crc32c the CRC32C of the file's content (every byte before its trailer, which holds it):
+ *     the checksum the version manifest records, so a held file and its manifest record compare
+ *     directly
  * @param publishedAt when the file was published (its modification time after a restart)
  * @param schema the schema read from the file
  */
@@ -23,12 +23,12 @@ public record StoredFile(
     PartitionFileId id,
     Path path,
     long sizeInBytes,
-    long crc32,
+    long crc32c,
     Instant publishedAt,
     Schema schema) {
 
   /** The checksum as 8 lowercase hex digits. */
-  public String crc32Hex() {
-    return String.format("%08x", crc32);
+  public String crc32cHex() {
+    return String.format("%08x", crc32c);
   }
 }

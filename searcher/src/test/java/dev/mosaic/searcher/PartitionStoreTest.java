@@ -10,6 +10,7 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.FieldRole;
 import dev.mosaic.format.FieldType;
 import dev.mosaic.format.Schema;
+import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.RejectedFileException;
@@ -54,9 +55,12 @@ class PartitionStoreTest {
       assertThat(store.file(new PartitionFileId(SCHEMA_VERSION, 3, 7))).isPresent();
       StoredFile f = store.servingFiles(SCHEMA_VERSION).get(3);
       assertThat(f.sizeInBytes()).isEqualTo(Files.size(f.path()));
+      assertThat(new FileDigest(f.sizeInBytes(), f.crc32c()))
+          .as("the content checksum, as the version manifest records it")
+          .isEqualTo(FileDigest.of(f.path()));
       assertThat(f.schema()).isEqualTo(TestFiles.SCHEMA);
       publish(store, 4, 7);
-      assertThat(store.servingFiles(SCHEMA_VERSION).get(4).crc32()).isNotEqualTo(f.crc32());
+      assertThat(store.servingFiles(SCHEMA_VERSION).get(4).crc32c()).isNotEqualTo(f.crc32c());
       assertThat(events).hasSize(2);
       assertThat(events.get(0)).containsExactly(SCHEMA_VERSION, 3);
     }

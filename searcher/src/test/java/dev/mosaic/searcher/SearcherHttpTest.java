@@ -329,7 +329,7 @@ class SearcherHttpTest {
     JsonNode p = JSON.readTree(partitions.body());
     assertThat(p.get("partitions")).hasSize(PARTITIONS);
     JsonNode first = p.get("partitions").get(0);
-    assertThat(first.get("crc32").asText()).matches("[0-9a-f]{8}");
+    assertThat(first.get("crc32c").asText()).matches("[0-9a-f]{8}");
     assertThat(first.get("sizeBytes").asLong()).isPositive();
     assertThat(first.get("pinned").asBoolean()).isFalse();
   }

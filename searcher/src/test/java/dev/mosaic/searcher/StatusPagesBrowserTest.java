@@ -358,7 +358,7 @@ class StatusPagesBrowserTest {
     assertThat(status.has("partitions")).isFalse();
     assertThat(names(status)).containsExactly("default", REALTY);
     // every partition file held appears once: as its cell in the index's grid
-    assertThat(status.findValues("crc32")).hasSize(4 + 2);
+    assertThat(status.findValues("crc32c")).hasSize(4 + 2);
     JsonNode realty = status.path("indexes").get(1);
     assertThat(realty.path("node").path("queries").path("count").asLong()).isEqualTo(3);
     assertThat(realty.path("node").path("partitionsHeld").asInt()).isEqualTo(2);

@@ -18,9 +18,10 @@ import java.util.function.Supplier;
 /**
  * Watches a running cluster for the whole of a test and remembers every version it saw of every
  * partition: in the manifest (size and CRC32C) and served by each live searcher ({@code
- * /partitions} checksum). A version seen twice with different content, or a partition whose
- * manifest version went down, is a violation. Samples every 300 ms on its own daemon thread;
- * searchers that do not answer (killed, restarting) are skipped.
+ * /partitions} content checksum). A version seen twice with different content, a served version
+ * whose checksum is not the one the manifest records, or a partition whose manifest version went
+ * down, is a violation. Samples every 300 ms on its own daemon thread; searchers that do not answer
+ * (killed, restarting) are skipped.
  *
  * <p>Thread safety: safe for concurrent use; {@link #violations()} may be read at any time.
  */
@@ -29,6 +30,8 @@ final class ContentWitness implements AutoCloseable {
   private final Supplier<Collection<ProcessCluster.Searcher>> searchers;
   private final Map<String, String> manifestContent = new ConcurrentHashMap<>();
   private final Map<String, String> servedContent = new ConcurrentHashMap<>();
+  // the manifest's content checksum of each version seen there, by key()
+  private final Map<String, Long> manifestCrc32c = new ConcurrentHashMap<>();
   private final Map<String, Integer> documents = new ConcurrentHashMap<>();
   private final Map<Integer, Long> highestManifestVersion = new ConcurrentHashMap<>();
   private final Map<String, java.util.Set<PartitionOffers.Offer>> offers =
@@ -97,6 +100,7 @@ final class ContentWitness implements AutoCloseable {
       int p = r.id().partition();
       long v = r.id().version();
       String content = "size=" + r.size() + " crc32c=" + Long.toHexString(r.crc32c());
+      manifestCrc32c.putIfAbsent(key(r.id().schemaVersion(), p, v), r.crc32c());
       String before = manifestContent.putIfAbsent(r.id().toString(), content);
       if (before != null && !before.equals(content)) {
         violations.add("manifest " + r.id() + " was " + before + ", now " + content);
@@ -119,20 +123,31 @@ final class ContentWitness implements AutoCloseable {
       try {
         SearcherView.Serving serving = SearcherView.serving(s.http());
         for (SearcherView.Served served : serving.partitions().values()) {
-          if (served.crc32() == null) {
+          if (served.crc32c() == null) {
             continue;
           }
           String key = key(serving.schemaVersion(), served.partition(), served.version());
           readOffers(s, serving.schemaVersion(), served.partition(), served.version(), key);
-          String before = servedContent.putIfAbsent(key, served.crc32());
+          String before = servedContent.putIfAbsent(key, served.crc32c());
           servedObservations++;
-          if (before != null && !before.equals(served.crc32())) {
+          Long recorded = manifestCrc32c.get(key);
+          if (recorded != null && Long.parseLong(served.crc32c(), 16) != recorded) {
+            violations.add(
+                s.nodeId()
+                    + " serves "
+                    + key
+                    + " with crc32c "
+                    + served.crc32c()
+                    + ", the manifest records "
+                    + String.format("%08x", recorded));
+          }
+          if (before != null && !before.equals(served.crc32c())) {
             violations.add(
                 s.nodeId()
                     + " serves "
                     + key
                     + " with crc "
-                    + served.crc32()
+                    + served.crc32c()
                     + ", seen before with "
                     + before);
           }

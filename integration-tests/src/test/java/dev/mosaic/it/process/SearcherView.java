@@ -29,7 +29,7 @@ final class SearcherView {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
   /** One served partition: the version in the searcher's current generation and its checksum. */
-  record Served(int partition, long version, String crc32) {}
+  record Served(int partition, long version, String crc32c) {}
 
   /**
    * What the searcher serves: schema version and, by partition, the version in its current
@@ -108,7 +108,7 @@ final class SearcherView {
         continue;
       }
       // the store's serving file is the generation's file when both name the same version
-      String crc = served.asLong() == p.get("version").asLong() ? p.get("crc32").asText() : null;
+      String crc = served.asLong() == p.get("version").asLong() ? p.get("crc32c").asText() : null;
       out.put(
           p.get("partition").asInt(), new Served(p.get("partition").asInt(), served.asLong(), crc));
     }

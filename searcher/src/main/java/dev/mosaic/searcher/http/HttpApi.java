@@ -531,7 +531,7 @@ public final class HttpApi extends AllDirectives {
     p.put("ageSeconds", age);
     p.put("publishedAt", f.publishedAt().toString());
     p.put("sizeBytes", f.sizeInBytes());
-    p.put("crc32", f.crc32Hex());
+    p.put("crc32c", f.crc32cHex());
     p.put("pinned", s.pinned());
     ArrayNode versions = p.putArray("versions");
     s.versions().forEach(versions::add);

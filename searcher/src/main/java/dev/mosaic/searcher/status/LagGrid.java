@@ -295,7 +295,7 @@ public final class LagGrid {
       cell.putNull("servedVersion");
     }
     cell.put("heldVersion", held);
-    for (String f : List.of("ageSeconds", "publishedAt", "sizeBytes", "crc32", "pinned")) {
+    for (String f : List.of("ageSeconds", "publishedAt", "sizeBytes", "crc32c", "pinned")) {
       if (p.has(f)) {
         cell.set(f, p.get(f));
       }

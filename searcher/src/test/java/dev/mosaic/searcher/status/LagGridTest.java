@@ -38,7 +38,7 @@ class LagGridTest {
       p.put("publishedAt", NOW.minusSeconds(r[3]).toString());
       p.put("ageSeconds", (double) r[3]);
       p.put("sizeBytes", 1000);
-      p.put("crc32", "0000abcd");
+      p.put("crc32c", "0000abcd");
       p.put("pinned", false);
       p.putArray("versions").add(r[1]);
     }

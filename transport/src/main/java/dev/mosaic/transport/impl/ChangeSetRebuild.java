@@ -3,6 +3,7 @@ package dev.mosaic.transport.impl;
 import dev.mosaic.format.ChangeSet;
 import dev.mosaic.format.Database;
 import dev.mosaic.format.MalformedChangeSetException;
+import dev.mosaic.partition.DigestMismatchException;
 import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.ReceivingStore;
@@ -14,11 +15,11 @@ import java.util.zip.CRC32C;
 
 /**
  * The receiving side of a delta push: rebuilds the offered version from the held base file and the
- * change set with the format's deterministic merge, into a file staged in the store; checks its
- * size and content CRC32C ({@code FileDigest.of}, which reads the whole file and checks it against
- * its trailer) against the header (which the {@link ManifestGate} already matched with the
- * manifest's record) and against the sender's trailer CRC32C, then publishes it (the store's own
- * verification included). Blocking: run it on the blocking executor. Not instantiable.
+ * change set with the format's deterministic merge, into a file staged in the store, and publishes
+ * it only when its size and content CRC32C are the header's (which the {@link ManifestGate} already
+ * matched with the manifest's record, and which must equal the sender's trailer): the store checks
+ * that while it verifies the file, in one pass ({@link StagedFile#publish(FileDigest)}). Blocking:
+ * run it on the blocking executor. Not instantiable.
  */
 final class ChangeSetRebuild {
   private ChangeSetRebuild() {}
@@ -100,14 +101,22 @@ final class ChangeSetRebuild {
                   + " crc32c=%08x",
               d.getChangeSetCrc32C(), changes.length, crc.getValue()));
     }
+    long size = d.getHeader().getSize();
+    long expectedCrc = d.getHeader().getCrc32C();
+    if (d.getContentCrc32C() != expectedCrc) {
+      throw new NeedFullException(
+          "malformed",
+          String.format(
+              "the sender's file has content crc32c=%08x, the header (the manifest's record) says"
+                  + " %08x",
+              d.getContentCrc32C(), expectedCrc));
+    }
     PartitionFileId baseId = base(d, id);
     Optional<ReceivingStore.HeldFile> held = store.hold(baseId);
     if (held.isEmpty()) {
       throw new NeedFullException(
           "base_missing", "no longer holds the base " + baseId + " of the change set");
     }
-    long size = d.getHeader().getSize();
-    long expectedCrc = d.getHeader().getCrc32C();
     try (ReceivingStore.HeldFile baseFile = held.get();
         StagedFile staged = store.stage(id, size)) {
       // confined: the merge reads the base on this thread only, and closing a shared mapping
@@ -120,23 +129,17 @@ final class ChangeSetRebuild {
         throw new NeedFullException(
             "rebuild_failed", "rebuilding " + id + " from " + baseId + " failed: " + e);
       }
-      FileDigest got = FileDigest.of(staged.path());
-      long content = got.crc32c(); // FileDigest.of checked the content against the trailer
-      if (got.size() != size || got.crc32c() != expectedCrc || content != d.getContentCrc32C()) {
+      try {
+        // the store verifies the file (structure, content against its trailer) and compares its
+        // digest with the manifest's while it does: one pass over the rebuilt file
+        staged.publish(new FileDigest(size, expectedCrc));
+      } catch (DigestMismatchException e) {
         throw new NeedFullException(
             "rebuild_mismatch",
             String.format(
-                "the file rebuilt from %s has %d bytes crc32c=%08x (trailer %08x), the manifest"
-                    + " records %d bytes crc32c=%08x (the sender's trailer %08x)",
-                baseId,
-                got.size(),
-                got.crc32c(),
-                content,
-                size,
-                expectedCrc,
-                d.getContentCrc32C()));
+                "the file rebuilt from %s has %s, the manifest records %s",
+                baseId, e.actual(), e.expected()));
       }
-      staged.publish();
     }
   }
 }
