@@ -104,7 +104,30 @@ final class CpuByRole {
       out.put(JVM, Math.max(0, processCpuNanos - before.processCpuNanos - threads));
       return out;
     }
+
+    /**
+     * The {@code k} thread groups that spent the most CPU from {@code before} until this snapshot,
+     * most first, in nanoseconds: threads grouped by name with every run of digits read as {@code
+     * N} (a pool's threads, the nodes' numbered copies), so a role's total can be told apart.
+     */
+    Map<String, Long> busiest(Snapshot before, int k) {
+      Map<String, Long> groups = new HashMap<>();
+      for (Map.Entry<Long, Long> t : threadCpuNanos.entrySet()) {
+        long spent = t.getValue() - before.threadCpuNanos.getOrDefault(t.getKey(), 0L);
+        if (spent > 0) {
+          groups.merge(DIGITS.matcher(names.get(t.getKey())).replaceAll("N"), spent, Long::sum);
+        }
+      }
+      Map<String, Long> out = new LinkedHashMap<>();
+      groups.entrySet().stream()
+          .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+          .limit(k)
+          .forEachOrdered(e -> out.put(e.getKey(), e.getValue()));
+      return out;
+    }
   }
+
+  private static final Pattern DIGITS = Pattern.compile("\\d+");
 
   /** The CPU times now. */
   static Snapshot take() {

@@ -278,6 +278,12 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         out.printf(
             "INFO freshness cycle %d CPU by thread role (ms, all nodes share this process): %s%n",
             i, CpuByRole.describe(c.cpuByRole()));
+        out.printf(
+            "INFO freshness cycle %d busiest thread groups (ms; digits read as N): %s%n",
+            i,
+            c.busiestThreads().entrySet().stream()
+                .map(e -> "'" + e.getKey() + "'=" + e.getValue() / 1_000_000)
+                .collect(java.util.stream.Collectors.joining(" ")));
       }
       out.println(StageClock.medians(stagesDone));
       FreshnessResult result = new FreshnessResult(s.offers(), s.partitions(), done);
@@ -313,7 +319,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       FreshnessResult.Cycle cycle,
       StageClock.Stages stages,
       long cpuNanos,
-      Map<String, Long> cpuByRole) {}
+      Map<String, Long> cpuByRole,
+      Map<String, Long> busiestThreads) {}
 
   /**
    * The stage clock over the cluster's nodes: the indexers' and searchers' registries and a
@@ -356,6 +363,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     }
     batch.end();
   }
+
+  /** Thread groups listed per cycle by their CPU. */
+  private static final int BUSIEST_THREAD_GROUPS = 15;
 
   /** One cycle: change, publish, wait until searchable everywhere, then until quiet. */
   private static TimedCycle cycle(
@@ -402,7 +412,8 @@ public final class FreshnessBenchmark implements Callable<Integer> {
             wire),
         timed,
         cpu.processCpuNanos() - cpu0.processCpuNanos(),
-        cpu.since(cpu0));
+        cpu.since(cpu0),
+        cpu.busiest(cpu0, BUSIEST_THREAD_GROUPS));
   }
 
   private static List<MeterRegistry> registries(LocalCluster cluster) {

@@ -62,6 +62,28 @@ class CpuByRoleTest {
   }
 
   @Test
+  void theBusiestGroupsJoinNumberedThreadsAndComeMostFirst() {
+    CpuByRole.Snapshot before =
+        new CpuByRole.Snapshot(
+            Map.of(1L, 1_000_000L, 2L, 0L, 3L, 0L),
+            Map.of(1L, "NIOWorkerThread-1", 2L, "NIOWorkerThread-2", 3L, "mosaic-query-7"),
+            0L);
+    CpuByRole.Snapshot after =
+        new CpuByRole.Snapshot(
+            Map.of(1L, 4_000_000L, 2L, 2_000_000L, 3L, 4_000_000L, 4L, 1_000_000L),
+            Map.of(
+                1L, "NIOWorkerThread-1",
+                2L, "NIOWorkerThread-2",
+                3L, "mosaic-query-7",
+                4L, "SyncThread:0"),
+            0L);
+
+    assertThat(after.busiest(before, 2))
+        .containsExactly(
+            Map.entry("NIOWorkerThread-N", 5_000_000L), Map.entry("mosaic-query-N", 4_000_000L));
+  }
+
+  @Test
   void aLiveSnapshotHasThisThreadAndTheProcessCpu() {
     CpuByRole.Snapshot now = CpuByRole.take();
 
