@@ -2,14 +2,15 @@
 # Freshness at scale: the whole pipeline of the local cluster in one JVM (embedded ZooKeeper and
 # KRaft Kafka, the feed loader, 2 indexers, 2 datacenters x 2 searchers), by default 500,000 offers
 # of the simulated partners in 1024 partitions. Once every searcher serves every partition, each of
-# 10 cycles changes 1% of the offers (drawn over all partners) and hands the changed partners'
+# 2 warm-up cycles (not counted: the JIT still compiles the cycle's code paths) and 10 measured
+# cycles changes 1% of the offers (drawn over all partners) and hands the changed partners'
 # snapshots to the feed loader; the cycle's time runs until every searcher answers every changed
 # offer with its new content over HTTP; the transport's counters give the bytes that crossed
 # datacenters and the full partition files shipped. Ends with
 #   RESULT freshness offers=<> partitions=<> cycles=<> p50_ms=<> p99_ms=<> wire_bytes_per_changed_byte=<> full_copies=<>
 # and exits non-zero when a cycle is not searchable everywhere within --cycle-timeout (600 s).
-# Arguments go to the tool, e.g. --offers 20000 --partitions 64 --cycles 3, --change-fraction 0.05,
-# --set mosaic.indexer.debounce=300ms. Environment: HEAP (default 6g), JAVA_OPTS (extra JVM options,
+# Arguments go to the tool, e.g. --offers 20000 --partitions 64 --cycles 3 --warmup-cycles 0,
+# --change-fraction 0.05, --set mosaic.indexer.debounce=300ms. Environment: HEAP (default 6g), JAVA_OPTS (extra JVM options,
 # e.g. -XX:StartFlightRecording=filename=bench/target/freshness.jfr,settings=profile).
 # Logs go to bench/target/freshness.log. The output is kept in bench/target/results/freshness.txt
 # and drawn into bench/results/freshness.png.

@@ -71,6 +71,13 @@ public final class FreshnessBenchmark implements Callable<Integer> {
   int cycles = 10;
 
   @Option(
+      names = "--warmup-cycles",
+      description =
+          "cycles run before the measured ones and not counted: the first cycles after start-up"
+              + " still compile the cycle's code paths (default ${DEFAULT-VALUE})")
+  int warmupCycles = 2;
+
+  @Option(
       names = "--change-fraction",
       description = "share of the offers changed per cycle, in (0, 1] (default ${DEFAULT-VALUE})")
   double changeFraction = 0.01;
@@ -121,6 +128,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       int offers,
       int partitions,
       int cycles,
+      int warmupCycles,
       double changeFraction,
       Duration cycleTimeout,
       Duration readyTimeout,
@@ -161,6 +169,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         partitions >= 1 && partitions <= 1 << 15,
         "--partitions must be between 1 and 32768, got " + partitions);
     require(cycles >= 1, "--cycles must be at least 1, got " + cycles);
+    require(warmupCycles >= 0, "--warmup-cycles must be at least 0, got " + warmupCycles);
     require(
         changeFraction > 0 && changeFraction <= 1,
         "--change-fraction must be in (0, 1], got " + changeFraction);
@@ -176,6 +185,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         offers,
         partitions,
         cycles,
+        warmupCycles,
         changeFraction,
         Duration.ofSeconds(cycleTimeoutSeconds),
         Duration.ofSeconds(readyTimeoutSeconds),
@@ -207,13 +217,14 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     out.printf(
         Locale.ROOT,
         "freshness: %,d offers of %d partners in %d partitions, %d indexers, %d searchers in %s;"
-            + " %d cycles of %.2f%% changed offers%n",
+            + " %d warm-up and %d measured cycles of %.2f%% changed offers%n",
         s.offers(),
         config.feed.partners,
         s.partitions(),
         config.indexer.nodes,
         config.searcher.dcs.size() * config.searcher.nodesPerDc,
         config.searcher.dcs,
+        s.warmupCycles(),
         s.cycles(),
         s.changeFraction() * 100);
     long t = System.nanoTime();
@@ -227,6 +238,26 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       ConvergenceWatch watch =
           new ConvergenceWatch(new HttpSearch(addresses), s.pollInterval(), System::nanoTime);
       StageClock stages = stageClock(cluster, s);
+      for (int i = 1; i <= s.warmupCycles(); i++) {
+        TimedCycle c;
+        try {
+          c = cycle(cluster, s, watch, stages, List.copyOf(addresses.keySet()));
+        } catch (TimeoutException e) {
+          out.printf(
+              "FAILED freshness warm-up cycle %d of %d: %s%n", i, s.warmupCycles(), e.getMessage());
+          return 1;
+        }
+        out.printf(
+            Locale.ROOT,
+            "warm-up cycle %d/%d (not measured): %,d offers changed in %d partitions; searchable on"
+                + " every searcher after %,d ms (process CPU %,d ms)%n",
+            i,
+            s.warmupCycles(),
+            c.cycle().changedOffers(),
+            c.cycle().changedPartitions(),
+            c.cycle().searchableMillis(),
+            c.cpuNanos() / 1_000_000);
+      }
       List<FreshnessResult.Cycle> done = new ArrayList<>();
       List<StageClock.Stages> stagesDone = new ArrayList<>();
       for (int i = 1; i <= s.cycles(); i++) {

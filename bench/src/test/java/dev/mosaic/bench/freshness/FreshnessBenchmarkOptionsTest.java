@@ -22,6 +22,7 @@ class FreshnessBenchmarkOptionsTest {
     assertThat(s.offers()).isEqualTo(500_000);
     assertThat(s.partitions()).isEqualTo(1024);
     assertThat(s.cycles()).isEqualTo(10);
+    assertThat(s.warmupCycles()).isEqualTo(2);
     assertThat(s.changeFraction()).isEqualTo(0.01);
     assertThat(s.cycleTimeout()).isEqualTo(Duration.ofMinutes(10));
   }
@@ -52,6 +53,7 @@ class FreshnessBenchmarkOptionsTest {
     assertRefused("--offers must be at least 1, got 0", "--offers", "0");
     assertRefused("--partitions must be between 1 and 32768, got 0", "--partitions", "0");
     assertRefused("--cycles must be at least 1, got 0", "--cycles", "0");
+    assertRefused("--warmup-cycles must be at least 0, got -1", "--warmup-cycles", "-1");
     assertRefused("--change-fraction must be in (0, 1], got 0.0", "--change-fraction", "0");
     assertRefused("--change-fraction must be in (0, 1], got 1.5", "--change-fraction", "1.5");
     assertRefused("--cycle-timeout must be at least 1 s, got 0", "--cycle-timeout", "0");
