@@ -1,5 +1,6 @@
 package dev.mosaic.searcher.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,7 +15,9 @@ import dev.mosaic.searcher.PartitionStore;
 import dev.mosaic.searcher.SearchService;
 import dev.mosaic.searcher.StoredFile;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -477,15 +480,23 @@ public final class HttpApi extends AllDirectives {
       "{\"generation\":null,\"served\":{}}".getBytes(StandardCharsets.US_ASCII);
 
   private static byte[] servedJson(Generation g) {
-    StringBuilder b = new StringBuilder(32 + 24 * g.partitionCount());
-    b.append("{\"generation\":").append(g.id()).append(",\"served\":{");
-    for (int i = 0; i < g.partitionCount(); i++) {
-      b.append(i == 0 ? "\"" : ",\"")
-          .append(g.partitionAt(i))
-          .append("\":")
-          .append(g.fileAt(i).version());
+    // streamed (numbers and numeric field names written straight as bytes): pollers ask for it
+    // after every reopen, which can be several times a second
+    ByteArrayOutputStream out = new ByteArrayOutputStream(32 + 16 * g.partitionCount());
+    try (JsonGenerator json = JSON.getFactory().createGenerator(out)) {
+      json.writeStartObject();
+      json.writeNumberField("generation", g.id());
+      json.writeObjectFieldStart("served");
+      for (int i = 0; i < g.partitionCount(); i++) {
+        json.writeFieldId(g.partitionAt(i));
+        json.writeNumber(g.fileAt(i).version());
+      }
+      json.writeEndObject();
+      json.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("writing to memory failed", e);
     }
-    return b.append("}}").toString().getBytes(StandardCharsets.US_ASCII);
+    return out.toByteArray();
   }
 
   private HttpResponse partitions() {
