@@ -1,5 +1,7 @@
 package dev.mosaic.deploy;
 
+import com.google.protobuf.MessageLite;
+import com.google.protobuf.Parser;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -184,11 +186,11 @@ public final class FeedSimulator implements Closeable {
               + book.listings.kind());
     }
     @SuppressWarnings("unchecked")
-    Map<String, List<CarOffer>> partners = ((Book<CarOffer>) book).partners;
+    Book<CarOffer> cars = (Book<CarOffer>) book;
     List<CarOffer> changed = new ArrayList<>();
     List<String> touched = new ArrayList<>();
-    for (Map.Entry<String, List<CarOffer>> e : partners.entrySet()) {
-      List<CarOffer> before = e.getValue();
+    for (String partner : List.copyOf(cars.partners.keySet())) {
+      List<CarOffer> before = cars.listingsOf(partner);
       List<CarOffer> after = generator.mutate(before, share, 0, 0);
       boolean any = false;
       for (int i = 0; i < before.size(); i++) {
@@ -198,8 +200,8 @@ public final class FeedSimulator implements Closeable {
         }
       }
       if (any) {
-        e.setValue(new ArrayList<>(after));
-        touched.add(e.getKey());
+        cars.put(partner, after);
+        touched.add(partner);
       }
     }
     return new ContentChange(changed, touched);
@@ -255,7 +257,7 @@ public final class FeedSimulator implements Closeable {
 
   /** Offers over all partners now. */
   public synchronized int offerCount() {
-    return book.partners.values().stream().mapToInt(List::size).sum();
+    return book.size();
   }
 
   /** Partners. */
@@ -282,25 +284,51 @@ public final class FeedSimulator implements Closeable {
     }
   }
 
-  /** Every partner's current listings. Guarded by the simulator's monitor. */
-  private static final class Book<T> {
+  /**
+   * Every partner's current listings, packed ({@link PackedListings}). Guarded by the simulator's
+   * monitor.
+   */
+  private static final class Book<T extends MessageLite> {
     final SimulatedListings<T> listings;
-    final Map<String, List<T>> partners = new LinkedHashMap<>();
+    final Map<String, PackedListings<T>> partners = new LinkedHashMap<>();
+    // reads packed listings back; taken from the first listing packed
+    private Parser<? extends T> parser;
     private long addedSequence;
 
     Book(SimulatedListings<T> listings, int partnerCount, int offers) {
       this.listings = listings;
+      Map<String, List<T>> byPartner = new LinkedHashMap<>();
       for (int i = 1; i <= partnerCount; i++) {
-        partners.put(String.format("partner-%03d", i), new ArrayList<>());
+        byPartner.put(String.format("partner-%03d", i), new ArrayList<>());
       }
       for (T offer : listings.generator().next(offers)) {
-        partners.get(listings.partnerOf().apply(offer)).add(offer);
+        byPartner.get(listings.partnerOf().apply(offer)).add(offer);
       }
+      byPartner.forEach(this::put);
+    }
+
+    /** A partner's listings, parsed (a new mutable list). */
+    List<T> listingsOf(String partner) {
+      return partners.get(partner).unpack();
+    }
+
+    /** Replaces a partner's listings. */
+    @SuppressWarnings("unchecked") // a message's parser parses its own type
+    void put(String partner, List<T> own) {
+      if (parser == null && !own.isEmpty()) {
+        parser = (Parser<? extends T>) own.getFirst().getParserForType();
+      }
+      partners.put(partner, PackedListings.of(own, parser));
+    }
+
+    /** Offers over all partners. */
+    int size() {
+      return partners.values().stream().mapToInt(PackedListings::size).sum();
     }
 
     /** Changes, removes and adds listings of one partner (added listings are its own). */
     void mutate(String partner, MosaicConfig.Feed settings) {
-      List<T> before = partners.get(partner);
+      List<T> before = listingsOf(partner);
       List<T> after =
           listings
               .generator()
@@ -318,11 +346,11 @@ public final class FeedSimulator implements Closeable {
           own.add(listings.relist().as(o, partner, partner + "-n" + (++addedSequence)));
         }
       }
-      partners.put(partner, own);
+      put(partner, own);
     }
 
     void addOffers(String partner, long now, FeedSnapshot.Builder into) {
-      for (T listing : partners.get(partner)) {
+      for (T listing : listingsOf(partner)) {
         into.addOffers(listings.toOffer().apply(listing, now));
       }
     }

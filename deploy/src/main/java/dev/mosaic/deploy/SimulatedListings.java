@@ -1,5 +1,6 @@
 package dev.mosaic.deploy;
 
+import com.google.protobuf.MessageLite;
 import dev.mosaic.api.ListingGenerator;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
@@ -24,7 +25,7 @@ import java.util.Objects;
  * @param toOffer the feed offer of a listing observed at a time
  * @param relist the same listing under another partner and offer id
  */
-public record SimulatedListings<T>(
+public record SimulatedListings<T extends MessageLite>(
     String kind,
     ListingGenerator<T> generator,
     java.util.function.Function<T, String> partnerOf,
