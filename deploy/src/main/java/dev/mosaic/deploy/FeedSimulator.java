@@ -1,7 +1,5 @@
 package dev.mosaic.deploy;
 
-import com.google.protobuf.MessageLite;
-import com.google.protobuf.Parser;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
@@ -186,11 +184,11 @@ public final class FeedSimulator implements Closeable {
               + book.listings.kind());
     }
     @SuppressWarnings("unchecked")
-    Book<CarOffer> cars = (Book<CarOffer>) book;
+    Map<String, List<CarOffer>> partners = ((Book<CarOffer>) book).partners;
     List<CarOffer> changed = new ArrayList<>();
     List<String> touched = new ArrayList<>();
-    for (String partner : List.copyOf(cars.partners.keySet())) {
-      List<CarOffer> before = cars.listingsOf(partner);
+    for (Map.Entry<String, List<CarOffer>> e : partners.entrySet()) {
+      List<CarOffer> before = e.getValue();
       List<CarOffer> after = generator.mutate(before, share, 0, 0);
       boolean any = false;
       for (int i = 0; i < before.size(); i++) {
@@ -200,8 +198,8 @@ public final class FeedSimulator implements Closeable {
         }
       }
       if (any) {
-        cars.put(partner, after);
-        touched.add(partner);
+        e.setValue(new ArrayList<>(after));
+        touched.add(e.getKey());
       }
     }
     return new ContentChange(changed, touched);
@@ -257,7 +255,7 @@ public final class FeedSimulator implements Closeable {
 
   /** Offers over all partners now. */
   public synchronized int offerCount() {
-    return book.size();
+    return book.partners.values().stream().mapToInt(List::size).sum();
   }
 
   /** Partners. */
@@ -284,51 +282,25 @@ public final class FeedSimulator implements Closeable {
     }
   }
 
-  /**
-   * Every partner's current listings, packed ({@link PackedListings}). Guarded by the simulator's
-   * monitor.
-   */
-  private static final class Book<T extends MessageLite> {
+  /** Every partner's current listings. Guarded by the simulator's monitor. */
+  private static final class Book<T> {
     final SimulatedListings<T> listings;
-    final Map<String, PackedListings<T>> partners = new LinkedHashMap<>();
-    // reads packed listings back; taken from the first listing packed
-    private Parser<? extends T> parser;
+    final Map<String, List<T>> partners = new LinkedHashMap<>();
     private long addedSequence;
 
     Book(SimulatedListings<T> listings, int partnerCount, int offers) {
       this.listings = listings;
-      Map<String, List<T>> byPartner = new LinkedHashMap<>();
       for (int i = 1; i <= partnerCount; i++) {
-        byPartner.put(String.format("partner-%03d", i), new ArrayList<>());
+        partners.put(String.format("partner-%03d", i), new ArrayList<>());
       }
       for (T offer : listings.generator().next(offers)) {
-        byPartner.get(listings.partnerOf().apply(offer)).add(offer);
+        partners.get(listings.partnerOf().apply(offer)).add(offer);
       }
-      byPartner.forEach(this::put);
-    }
-
-    /** A partner's listings, parsed (a new mutable list). */
-    List<T> listingsOf(String partner) {
-      return partners.get(partner).unpack();
-    }
-
-    /** Replaces a partner's listings. */
-    @SuppressWarnings("unchecked") // a message's parser parses its own type
-    void put(String partner, List<T> own) {
-      if (parser == null && !own.isEmpty()) {
-        parser = (Parser<? extends T>) own.getFirst().getParserForType();
-      }
-      partners.put(partner, PackedListings.of(own, parser));
-    }
-
-    /** Offers over all partners. */
-    int size() {
-      return partners.values().stream().mapToInt(PackedListings::size).sum();
     }
 
     /** Changes, removes and adds listings of one partner (added listings are its own). */
     void mutate(String partner, MosaicConfig.Feed settings) {
-      List<T> before = listingsOf(partner);
+      List<T> before = partners.get(partner);
       List<T> after =
           listings
               .generator()
@@ -346,11 +318,11 @@ public final class FeedSimulator implements Closeable {
           own.add(listings.relist().as(o, partner, partner + "-n" + (++addedSequence)));
         }
       }
-      put(partner, own);
+      partners.put(partner, own);
     }
 
     void addOffers(String partner, long now, FeedSnapshot.Builder into) {
-      for (T listing : listingsOf(partner)) {
+      for (T listing : partners.get(partner)) {
         into.addOffers(listings.toOffer().apply(listing, now));
       }
     }

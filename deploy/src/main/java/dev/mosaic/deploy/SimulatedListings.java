@@ -1,6 +1,5 @@
 package dev.mosaic.deploy;
 
-import com.google.protobuf.MessageLite;
 import dev.mosaic.api.ListingGenerator;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
@@ -25,7 +24,7 @@ import java.util.Objects;
  * @param toOffer the feed offer of a listing observed at a time
  * @param relist the same listing under another partner and offer id
  */
-public record SimulatedListings<T extends MessageLite>(
+public record SimulatedListings<T>(
     String kind,
     ListingGenerator<T> generator,
     java.util.function.Function<T, String> partnerOf,
