@@ -3,6 +3,7 @@ package dev.mosaic.bench.freshness;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,12 +95,9 @@ final class CpuByRole {
       ROLES.forEach(r -> out.put(r.getKey(), 0L));
       out.put(OTHER, 0L);
       long threads = 0;
-      for (Map.Entry<Long, Long> t : threadCpuNanos.entrySet()) {
-        long spent = t.getValue() - before.threadCpuNanos.getOrDefault(t.getKey(), 0L);
-        if (spent > 0) {
-          out.merge(roleOf(names.get(t.getKey())), spent, Long::sum);
-          threads += spent;
-        }
+      for (Map.Entry<String, Long> t : spentByThread(before)) {
+        out.merge(roleOf(t.getKey()), t.getValue(), Long::sum);
+        threads += t.getValue();
       }
       out.put(JVM, Math.max(0, processCpuNanos - before.processCpuNanos - threads));
       return out;
@@ -112,17 +110,29 @@ final class CpuByRole {
      */
     Map<String, Long> busiest(Snapshot before, int k) {
       Map<String, Long> groups = new HashMap<>();
-      for (Map.Entry<Long, Long> t : threadCpuNanos.entrySet()) {
-        long spent = t.getValue() - before.threadCpuNanos.getOrDefault(t.getKey(), 0L);
-        if (spent > 0) {
-          groups.merge(DIGITS.matcher(names.get(t.getKey())).replaceAll("N"), spent, Long::sum);
-        }
+      for (Map.Entry<String, Long> t : spentByThread(before)) {
+        groups.merge(DIGITS.matcher(t.getKey()).replaceAll("N"), t.getValue(), Long::sum);
       }
       Map<String, Long> out = new LinkedHashMap<>();
       groups.entrySet().stream()
           .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
           .limit(k)
           .forEachOrdered(e -> out.put(e.getKey(), e.getValue()));
+      return out;
+    }
+
+    /**
+     * The CPU each live thread spent since {@code before}, by thread name; threads that spent none
+     * left out.
+     */
+    private List<Map.Entry<String, Long>> spentByThread(Snapshot before) {
+      List<Map.Entry<String, Long>> out = new ArrayList<>();
+      for (Map.Entry<Long, Long> t : threadCpuNanos.entrySet()) {
+        long spent = t.getValue() - before.threadCpuNanos.getOrDefault(t.getKey(), 0L);
+        if (spent > 0) {
+          out.add(Map.entry(names.get(t.getKey()), spent));
+        }
+      }
       return out;
     }
   }
