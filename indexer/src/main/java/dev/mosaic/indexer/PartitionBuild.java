@@ -139,7 +139,11 @@ final class PartitionBuild {
     if (leftOut > 0) {
       LOG.warn("partition {}: {} offers left out of {}", plan.partition(), leftOut, id);
     }
-    Files.createDirectories(output.toAbsolutePath().getParent());
+    Path dir = output.toAbsolutePath().getParent();
+    if (!Files.isDirectory(dir)) {
+      // not unconditionally: on an existing directory it throws and catches two exceptions
+      Files.createDirectories(dir);
+    }
     DatabaseUpdate.Summary summary = update.writeTo(output);
     if (changes != null) {
       // what the transport ships to receivers holding the base, instead of the file

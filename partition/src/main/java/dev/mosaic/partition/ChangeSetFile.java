@@ -39,6 +39,7 @@ public record ChangeSetFile(long baseVersion, byte[] changes) {
       throws IOException {
     Path target = pathFor(partitionFile);
     Path temp = PartitionLayout.tempFileFor(target);
+    boolean moved = false;
     try {
       Files.write(
           temp,
@@ -48,8 +49,11 @@ public record ChangeSetFile(long baseVersion, byte[] changes) {
               .put(changes)
               .array());
       Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+      moved = true;
     } finally {
-      Files.deleteIfExists(temp);
+      if (!moved) {
+        Files.deleteIfExists(temp);
+      }
     }
   }
 

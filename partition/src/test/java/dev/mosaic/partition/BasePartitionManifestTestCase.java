@@ -45,7 +45,8 @@ public abstract class BasePartitionManifestTestCase {
     opened.forEach(PartitionManifest::close);
   }
 
-  private PartitionManifest track(PartitionManifest m) {
+  /** Closes {@code m} after the test. */
+  protected PartitionManifest track(PartitionManifest m) {
     opened.add(m);
     return m;
   }

@@ -98,11 +98,23 @@ final class BackgroundGrouping implements AutoCloseable {
     if (quietFor < settleNanos) {
       deferred = true;
       merger.schedule(requestReopen, settleNanos - quietFor, TimeUnit.NANOSECONDS);
-      throw new RejectedExecutionException(
-          "partitions changed " + quietFor / 1_000_000 + " ms ago");
+      throw NOT_SETTLED;
     }
     ((Executor) merger).execute(merge);
   }
+
+  /**
+   * The refusal of a merge before the partitions settled: the grouping only catches it, at every
+   * compose while they change (several times a second under churn), so one instance without a stack
+   * trace serves them all.
+   */
+  private static final RejectedExecutionException NOT_SETTLED =
+      new RejectedExecutionException("the partitions changed within the settle time") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+          return this;
+        }
+      };
 
   /**
    * The next generation's composite (see {@link PartitionGrouping#compose}); ungrouped while there

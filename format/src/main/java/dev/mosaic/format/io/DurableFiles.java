@@ -61,7 +61,11 @@ public final class DurableFiles {
    * @return what the writer returned
    */
   public static <T> T write(Path target, Writer<T> writer) throws IOException {
-    Files.createDirectories(target.toAbsolutePath().getParent());
+    Path parent = target.toAbsolutePath().getParent();
+    if (!Files.isDirectory(parent)) {
+      // not unconditionally: on an existing directory it throws and catches two exceptions
+      Files.createDirectories(parent);
+    }
     return write(target, Replace.EXISTING, FileSync.FORCE, writer);
   }
 

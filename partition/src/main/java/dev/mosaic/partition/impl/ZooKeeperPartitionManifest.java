@@ -35,6 +35,13 @@ import org.slf4j.LoggerFactory;
  * <root>/manifest-epochs/<partition>}. A fenced write is one ZooKeeper transaction: a version check
  * of the epoch znode plus the conditional write of the record.
  *
+ * <p>A write first decides on the record as this manifest last saw it (its own writes and the
+ * cache's events, with the znode's data version), so that when nobody else wrote since, it costs
+ * one round trip: no read of the record or the epoch before it. When the conditional write fails
+ * (another writer, a late cache, a moved epoch) it reads both and decides again; a decision to
+ * write nothing is only taken on a fresh read. Nothing deletes record znodes, so a data version
+ * names one content.
+ *
  * <p>Thread safety: safe for concurrent use, also by several processes.
  */
 public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
@@ -47,6 +54,10 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
   private final CountDownLatch initialized = new CountDownLatch(1);
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, ManifestRecord> byPath = new ConcurrentHashMap<>();
+
+  /** Per record znode, the state this manifest last saw; see {@link Known}. */
+  private final Map<String, Known> known = new ConcurrentHashMap<>();
+
   private final AtomicBoolean started = new AtomicBoolean();
 
   /** A manifest under {@code <zkRoot>/manifest}; the caller owns (starts, closes) the client. */
@@ -60,7 +71,11 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
         .addListener(
             CuratorCacheListener.builder()
                 .forCreatesAndChanges((oldData, data) -> put(data))
-                .forDeletes(old -> changed(byPath.remove(old.getPath()) != null))
+                .forDeletes(
+                    old -> {
+                      known.remove(old.getPath());
+                      changed(byPath.remove(old.getPath()) != null);
+                    })
                 .forInitialized(
                     () -> {
                       initialized.countDown();
@@ -83,6 +98,9 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
     }
     try {
       ManifestRecord r = ManifestCodec.decode(d.getData(), d.getPath());
+      if (d.getStat() != null) {
+        seen(d.getPath(), new Known(r, d.getStat().getVersion()), false);
+      }
       byPath.merge(d.getPath(), r, ZooKeeperPartitionManifest::newer);
       changed(true);
     } catch (IllegalArgumentException e) {
@@ -194,25 +212,32 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
       int schemaVersion, int partition, long fenceEpoch, UnaryOperator<ManifestRecord> change)
       throws Exception {
     String path = path(schemaVersion, partition);
+    // first decide on the state this manifest last saw (its own writes and the cache's events),
+    // without a read: when that state is current, the write is one round trip
+    Known state = known.get(path);
+    boolean confirmed = false;
     while (true) {
-      Stat stat = new Stat();
-      ManifestRecord held;
-      try {
-        held = ManifestCodec.decode(client.getData().storingStatIn(stat).forPath(path), path);
-        byPath.merge(path, held, ZooKeeperPartitionManifest::newer);
-      } catch (KeeperException.NoNodeException e) {
-        held = null;
+      if (state == null) {
+        state = read(path);
+        confirmed = true;
       }
-      if (fenceEpoch > 0 && epoch(partition) != fenceEpoch) {
-        return new Update(held, false, true);
-      }
+      ManifestRecord held = state.record();
       ManifestRecord next = change.apply(held);
       if (next == null) {
+        if (!confirmed) {
+          // the seen state may be behind: decide "nothing to write" only on a fresh read
+          state = null;
+          continue;
+        }
+        if (fenceEpoch > 0 && epoch(partition) != fenceEpoch) {
+          return new Update(held, false, true);
+        }
         return new Update(held, false, false);
       }
       byte[] data = ManifestCodec.encode(next);
       List<CuratorOp> ops = new ArrayList<>(2);
       if (fenceEpoch > 0) {
+        // the fence rides in the transaction: no read of the epoch before the write
         ops.add(
             client
                 .transactionOp()
@@ -225,19 +250,67 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
         ops.add(client.transactionOp().create().forPath(path, data));
       } else {
         ops.add(
-            client.transactionOp().setData().withVersion(stat.getVersion()).forPath(path, data));
+            client.transactionOp().setData().withVersion(state.zkVersion()).forPath(path, data));
       }
+      List<CuratorTransactionResult> results;
       try {
-        client.transaction().forOperations(ops);
+        results = client.transaction().forOperations(ops);
       } catch (KeeperException.BadVersionException
           | KeeperException.NodeExistsException
           | KeeperException.NoNodeException raced) {
-        continue; // another writer (or a claim) got in between: read and decide again
+        // another writer (or a claim) got in between, or the seen state was behind: read again;
+        // a moved epoch fails the check whatever the record holds
+        state = read(path);
+        confirmed = true;
+        if (fenceEpoch > 0 && epoch(partition) != fenceEpoch) {
+          return new Update(state.record(), false, true);
+        }
+        continue;
       }
+      Stat written = results.get(results.size() - 1).getResultStat();
+      // a created znode's data version is 0
+      seen(path, new Known(next, written == null ? 0 : written.getVersion()), false);
       byPath.merge(path, next, ZooKeeperPartitionManifest::newer);
       changed(true);
       return new Update(next, true, false);
     }
+  }
+
+  /** A fresh read of a record and its znode's data version (a null record when there is none). */
+  private Known read(String path) throws Exception {
+    Stat stat = new Stat();
+    try {
+      ManifestRecord held =
+          ManifestCodec.decode(client.getData().storingStatIn(stat).forPath(path), path);
+      byPath.merge(path, held, ZooKeeperPartitionManifest::newer);
+      Known k = new Known(held, stat.getVersion());
+      seen(path, k, true);
+      return k;
+    } catch (KeeperException.NoNodeException e) {
+      known.remove(path);
+      return Known.NONE;
+    }
+  }
+
+  /**
+   * Notes a state of a record's znode: a fresh read replaces what was seen, other sightings (own
+   * writes, cache events, which can arrive late) only move it forward.
+   */
+  private void seen(String path, Known k, boolean fresh) {
+    if (fresh) {
+      known.put(path, k);
+    } else {
+      known.merge(path, k, (a, b) -> b.zkVersion() > a.zkVersion() ? b : a);
+    }
+  }
+
+  /**
+   * A record as last seen with its znode's data version, the version a conditional write names.
+   * NOTE: only a hint: a write based on it fails when the znode moved on, and is then retried on a
+   * fresh read.
+   */
+  private record Known(ManifestRecord record, int zkVersion) {
+    static final Known NONE = new Known(null, -1);
   }
 
   private void ensureParent(String path) throws Exception {
