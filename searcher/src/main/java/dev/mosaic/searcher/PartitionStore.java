@@ -1,11 +1,6 @@
 package dev.mosaic.searcher;
 
-import dev.mosaic.format.CorruptDatabaseException;
-import dev.mosaic.format.Database;
-import dev.mosaic.format.Schema;
 import dev.mosaic.format.io.DurableFiles;
-import dev.mosaic.partition.DigestMismatchException;
-import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.ReceivingStore;
@@ -13,28 +8,18 @@ import dev.mosaic.partition.RejectedFileException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
-import java.util.AbstractMap;
-import java.util.AbstractSet;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -63,6 +48,11 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: LATENT → {@link #start()} (scan, verify, clean up) → STARTED → {@link #close()} →
  * CLOSED.
  *
+ * <p>Parts: {@link StoreScan} reads the disk (start and {@link #rescan}), {@link
+ * StagedPartitionFile} is a file being received, {@link PublishedFiles} holds the bookkeeping and
+ * {@link Snapshots} the maps derived from it; this class keeps the lifecycle, retention, pins and
+ * listeners.
+ *
  * <p>Thread safety: safe for concurrent use. Verification, fsync and checksums run outside the
  * store's lock; only the bookkeeping is serialized. NOTE: listeners run on the publishing thread.
  */
@@ -71,9 +61,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   public static final String EXTENSION = PartitionLayout.EXTENSION;
 
   private static final Logger LOG = LoggerFactory.getLogger(PartitionStore.class);
-  private static final String TEMP_SUFFIX = PartitionLayout.TEMP_SUFFIX;
-  private static final String CORRUPT_SUFFIX = ".corrupt";
-  private static final String PIN_FILE = "pinned";
+  // the name of a partition's pin file, in its directory
+  static final String PIN_FILE = "pinned";
 
   /** Default largest file accepted: 4 GiB. */
   public static final long DEFAULT_MAX_FILE_BYTES = 4L << 30;
@@ -91,7 +80,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private final PartitionLayout layout;
   private final int keepVersions;
   private final IntPredicate acceptedSchemaVersions;
-  private final boolean verifyOnStart;
+  private final StoreScan diskScan;
   private final long maxFileBytes;
   private final long freeSpaceReserve;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
@@ -100,11 +89,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   private volatile FileStore fileStore;
 
   // Guarded by "this".
-  private final Map<Integer, SchemaFiles> schemas = new HashMap<>();
+  private final PublishedFiles published = new PublishedFiles();
   private final Map<PartitionFileId, Integer> retained = new HashMap<>();
-  // guarded by this: changes of the held files, and the maps derived since the last one
-  private long modifications;
-  private Snapshots snapshots = new Snapshots(-1);
   // files being received, with their announced sizes
   private final Map<PartitionFileId, Long> receivingBytes = new HashMap<>();
 
@@ -115,7 +101,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     this.layout = new PartitionLayout(b.root);
     this.keepVersions = b.keepVersions;
     this.acceptedSchemaVersions = b.acceptedSchemaVersions;
-    this.verifyOnStart = b.verifyOnStart;
+    this.diskScan = new StoreScan(b.root, b.verifyOnStart, this, published);
   }
 
   /** A builder of a store rooted at {@code root} (created on start when missing). */
@@ -151,8 +137,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       LOG.info(
           "partition store {} started: {} files over schema versions {}",
           root,
-          schemas.values().stream().mapToInt(SchemaFiles::fileCount).sum(),
-          schemas.keySet());
+          published.fileCount(),
+          published.bySchemaVersion().keySet());
     }
   }
 
@@ -209,7 +195,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       Files.createDirectories(dir);
       Path temp = PartitionLayout.tempFileFor(layout.file(id));
       Files.createFile(temp);
-      return new Staged(id, size, temp);
+      return new StagedPartitionFile(this, id, size, temp);
     } catch (IOException | RuntimeException e) {
       synchronized (this) {
         receivingBytes.remove(id);
@@ -246,6 +232,51 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
   }
 
+  /**
+   * Publishes a staged file that passed verification ({@link StagedPartitionFile}): renames it into
+   * place under the lock, unless a newer version or another schema got there first, makes the
+   * rename durable, then prunes its partition and tells the listeners.
+   */
+  void publishVerified(PartitionFileId id, Path temp, VerifiedFile v) throws IOException {
+    Path dir = temp.getParent();
+    Path target = layout.file(id);
+    synchronized (this) {
+      requireStarted();
+      rejectUnlessNewer(id);
+      SchemaFiles s = published.schemaOrCreate(id.schemaVersion());
+      if (s.schema != null && s.hasFiles() && !s.schema.equals(v.schema())) {
+        throw new RejectedFileException(
+            id
+                + ": its schema differs from the held files of schema version "
+                + id.schemaVersion()
+                + " (file: "
+                + v.schema()
+                + ", held: "
+                + s.schema
+                + "); a new schema needs a new schema version");
+      }
+      DurableFiles.moveAtomically(temp, target);
+      s.schema = v.schema();
+      PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
+      p.versions.put(
+          id.version(),
+          new StoredFile(
+              id, target, v.digest().size(), v.digest().crc32c(), Instant.now(), v.schema()));
+      published.modified(p);
+    }
+    // durable before anyone is told (and before the transport acknowledges), but outside the lock
+    // so publishes of other partitions do not queue behind this fsync
+    DurableFiles.forceDirectory(dir);
+    LOG.info("published {} ({})", id, v.digest());
+    prune(id);
+    notifyListeners(id.schemaVersion(), id.partition());
+  }
+
+  /** Ends a staged file's reservation of disk space (published or abandoned). */
+  synchronized void stagingEnded(PartitionFileId id) {
+    receivingBytes.remove(id);
+  }
+
   @Override
   public Optional<Path> file(PartitionFileId id) {
     return storedFile(id).map(StoredFile::path);
@@ -264,12 +295,13 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   @Override
   public synchronized Map<Integer, Long> latestVersions(int schemaVersion) {
-    return snapshots()
+    return published
+        .snapshots()
         .latest
         .computeIfAbsent(
             schemaVersion,
             sv -> {
-              SchemaFiles s = schemas.get(sv);
+              SchemaFiles s = published.schema(sv);
               return s == null ? Map.of() : new LatestVersions(s.latest.clone());
             });
   }
@@ -287,23 +319,20 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   /** The stored file of that id, if held. */
   public synchronized Optional<StoredFile> storedFile(PartitionFileId id) {
-    SchemaFiles s = schemas.get(id.schemaVersion());
-    if (s == null) {
-      return Optional.empty();
-    }
-    PartitionFiles p = s.partitions.get(id.partition());
-    return p == null ? Optional.empty() : Optional.ofNullable(p.versions.get(id.version()));
+    return published.storedFile(id);
   }
 
   /** Schema versions with at least one file, ascending. */
   public synchronized List<Integer> schemaVersions() {
     List<Integer> out = new ArrayList<>();
-    schemas.forEach(
-        (v, s) -> {
-          if (s.hasFiles()) {
-            out.add(v);
-          }
-        });
+    published
+        .bySchemaVersion()
+        .forEach(
+            (v, s) -> {
+              if (s.hasFiles()) {
+                out.add(v);
+              }
+            });
     out.sort(null);
     return out;
   }
@@ -314,7 +343,8 @@ public final class PartitionStore implements ReceivingStore, Closeable {
    * files change (derived once per change).
    */
   public synchronized NavigableMap<Integer, StoredFile> servingFiles(int schemaVersion) {
-    return snapshots()
+    return published
+        .snapshots()
         .serving
         .computeIfAbsent(
             schemaVersion,
@@ -330,10 +360,28 @@ public final class PartitionStore implements ReceivingStore, Closeable {
             });
   }
 
+  /**
+   * The file each partition of a schema version should serve ({@link #servingFiles}) as an array
+   * indexed by partition, null where a partition serves nothing. Unmodifiable by contract (never
+   * write to it), and the same array until the held files change: a reopen that gets the array its
+   * generation was built from knows nothing changed. Deriving it copies one array.
+   */
+  public synchronized StoredFile[] servingArray(int schemaVersion) {
+    return published
+        .snapshots()
+        .arrays
+        .computeIfAbsent(
+            schemaVersion,
+            sv -> {
+              SchemaFiles s = published.schema(sv);
+              return s == null ? new StoredFile[0] : s.serving.clone();
+            });
+  }
+
   /** Everything held about each partition of a schema version, sorted by partition. */
   public synchronized List<PartitionState> partitionStates(int schemaVersion) {
     List<PartitionState> out = new ArrayList<>();
-    SchemaFiles s = schemas.get(schemaVersion);
+    SchemaFiles s = published.schema(schemaVersion);
     if (s != null) {
       new TreeMap<>(s.partitions)
           .forEach(
@@ -353,7 +401,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
 
   /** Number of published files held, over all schema versions. */
   public synchronized int fileCount() {
-    return schemas.values().stream().mapToInt(SchemaFiles::fileCount).sum();
+    return published.fileCount();
   }
 
   /**
@@ -395,7 +443,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       DurableFiles.write(
           dir.resolve(PIN_FILE), Long.toString(version).getBytes(StandardCharsets.US_ASCII));
       p.pinned = version;
-      modified(p);
+      published.modified(p);
     }
     LOG.info(
         "pinned partition {} of schema version {} to version {}",
@@ -422,7 +470,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         Files.deleteIfExists(dir.resolve(PIN_FILE));
         DurableFiles.forceDirectory(dir);
         p.pinned = null;
-        modified(p);
+        published.modified(p);
       }
     }
     if (was) {
@@ -469,7 +517,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   public void prune() {
     List<StoredFile> doomed = new ArrayList<>();
     synchronized (this) {
-      for (SchemaFiles s : schemas.values()) {
+      for (SchemaFiles s : published.bySchemaVersion().values()) {
         for (PartitionFiles p : s.partitions.values()) {
           collectDoomed(p, doomed);
         }
@@ -505,7 +553,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
         kept++;
       } else if ((p.pinned == null || p.pinned != v) && !retained.containsKey(f.id())) {
         p.versions.remove(v);
-        modified(p);
+        published.modified(p);
         doomed.add(f);
       }
     }
@@ -545,16 +593,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
   }
 
   private PartitionFiles partitionFiles(int schemaVersion, int partition, boolean create) {
-    SchemaFiles s =
-        create
-            ? schemas.computeIfAbsent(schemaVersion, k -> new SchemaFiles())
-            : schemas.get(schemaVersion);
-    if (s == null) {
-      return null;
-    }
-    return create
-        ? s.partitions.computeIfAbsent(partition, k -> new PartitionFiles(s, k))
-        : s.partitions.get(partition);
+    return published.partitionFiles(schemaVersion, partition, create);
   }
 
   private void rejectUnlessNewer(PartitionFileId id) throws RejectedFileException {
@@ -581,508 +620,14 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     }
   }
 
-  /**
-   * Verifies a file completely (structure, and its content against the CRC32C of its trailer, in
-   * one pass) and reads its digest from the trailer; throws with a precise reason.
-   */
-  private static Verified verify(Path file) throws IOException {
-    Schema schema = Database.verify(file);
-    return new Verified(schema, FileDigest.ofTrailer(file));
-  }
-
-  /** A verified file's schema, and its size and content checksum (the manifest's). */
-  private record Verified(Schema schema, FileDigest digest) {}
-
   /** Scans the disk; on start also deletes temporary files and quarantines corrupt ones. */
   private boolean scan(boolean starting) throws IOException {
-    Map<Integer, Set<Integer>> changed = new TreeMap<>();
-    Set<PartitionFileId> seen = new HashSet<>();
-    try (DirectoryStream<Path> schemaDirs = Files.newDirectoryStream(root, Files::isDirectory)) {
-      for (Path schemaDir : schemaDirs) {
-        OptionalInt parsedSchema =
-            PartitionLayout.parseSchemaDirName(schemaDir.getFileName().toString());
-        if (parsedSchema.isEmpty()) {
-          continue;
-        }
-        int schemaVersion = parsedSchema.getAsInt();
-        try (DirectoryStream<Path> partitionDirs =
-            Files.newDirectoryStream(schemaDir, Files::isDirectory)) {
-          for (Path partitionDir : partitionDirs) {
-            OptionalInt parsedPartition =
-                PartitionLayout.parsePartitionDirName(partitionDir.getFileName().toString());
-            if (parsedPartition.isEmpty()) {
-              continue;
-            }
-            int partition = parsedPartition.getAsInt();
-            if (scanPartition(schemaVersion, partition, partitionDir, starting, seen)) {
-              changed.computeIfAbsent(schemaVersion, k -> new HashSet<>()).add(partition);
-            }
-          }
-        }
-      }
-    }
-    // files we knew that vanished from disk
-    synchronized (this) {
-      for (var se : schemas.entrySet()) {
-        for (var pe : se.getValue().partitions.entrySet()) {
-          var it = pe.getValue().versions.values().iterator();
-          while (it.hasNext()) {
-            StoredFile f = it.next();
-            if (!seen.contains(f.id()) && !Files.exists(f.path())) {
-              LOG.warn("{} vanished from disk ({}), no longer served", f.id(), f.path());
-              it.remove();
-              modified(pe.getValue());
-              changed.computeIfAbsent(se.getKey(), k -> new HashSet<>()).add(pe.getKey());
-            }
-          }
-        }
-      }
-    }
+    Map<Integer, Set<Integer>> changed = diskScan.scan(starting);
     prune();
     if (!starting) {
       changed.forEach((s, ps) -> ps.forEach(p -> notifyListeners(s, p)));
     }
     return !changed.isEmpty();
-  }
-
-  /**
-   * The hidden temporary file ({@code .<staged name>.<pid>.<nanos>.updating}) of a version being
-   * rebuilt from a change set into a staged file (the format's {@code DatabaseUpdate}), left by a
-   * crash during the rebuild.
-   */
-  private static boolean isRebuildLeftover(String name) {
-    return name.startsWith(".") && name.endsWith(".updating");
-  }
-
-  private boolean scanPartition(
-      int schemaVersion, int partition, Path dir, boolean starting, Set<PartitionFileId> seen)
-      throws IOException {
-    boolean changed = false;
-    Long pin = null;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir)) {
-      for (Path file : files) {
-        String name = file.getFileName().toString();
-        if (name.endsWith(TEMP_SUFFIX) || isRebuildLeftover(name)) {
-          if (starting) {
-            LOG.info("deleting leftover temporary file {}", file);
-            Files.deleteIfExists(file);
-          }
-          continue;
-        }
-        if (name.equals(PIN_FILE)) {
-          pin = readPin(file);
-          continue;
-        }
-        OptionalLong version = PartitionLayout.parseVersion(name);
-        if (version.isEmpty()) {
-          continue;
-        }
-        PartitionFileId id = new PartitionFileId(schemaVersion, partition, version.getAsLong());
-        seen.add(id);
-        synchronized (this) {
-          if (storedFile(id).isPresent()) {
-            continue;
-          }
-        }
-        StoredFile stored;
-        try {
-          stored = load(id, file, starting && !verifyOnStart);
-        } catch (IOException e) {
-          Path quarantine = file.resolveSibling(name + CORRUPT_SUFFIX);
-          LOG.error(
-              "{} fails verification and is never served; moved to {}: {}",
-              id,
-              quarantine,
-              e.getMessage());
-          Files.move(file, quarantine, StandardCopyOption.REPLACE_EXISTING);
-          continue;
-        }
-        synchronized (this) {
-          PartitionFiles p = partitionFiles(schemaVersion, partition, true);
-          SchemaFiles s = schemas.get(schemaVersion);
-          if (s.schema != null && !s.schema.equals(stored.schema())) {
-            LOG.error(
-                "{} has schema {} but the held files of schema version {} have {}; not served",
-                id,
-                stored.schema(),
-                schemaVersion,
-                s.schema);
-            continue;
-          }
-          s.schema = stored.schema();
-          p.versions.put(id.version(), stored);
-          modified(p);
-          changed = true;
-        }
-      }
-    }
-    synchronized (this) {
-      PartitionFiles p = partitionFiles(schemaVersion, partition, false);
-      if (p != null) {
-        if (pin != null && !p.versions.containsKey(pin)) {
-          LOG.warn(
-              "partition {} of schema version {} is pinned to version {}, which is not held; ignoring the pin",
-              partition,
-              schemaVersion,
-              pin);
-          pin = null;
-        }
-        if (!Objects.equals(p.pinned, pin)) {
-          p.pinned = pin;
-          modified(p);
-          changed = true;
-        }
-      }
-    }
-    return changed;
-  }
-
-  private static Long readPin(Path file) {
-    try {
-      return Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).strip());
-    } catch (IOException | NumberFormatException e) {
-      LOG.warn("unreadable pin file {}, ignored: {}", file, e.toString());
-      return null;
-    }
-  }
-
-  private static StoredFile load(PartitionFileId id, Path file, boolean trust) throws IOException {
-    Instant modified = Files.getLastModifiedTime(file).toInstant();
-    if (trust) {
-      try (Database db = Database.open(file)) {
-        FileDigest digest = FileDigest.ofTrailer(file); // not checked against the content
-        return new StoredFile(id, file, digest.size(), digest.crc32c(), modified, db.schema());
-      }
-    }
-    Verified v = verify(file);
-    if (v.schema().version() != id.schemaVersion()) {
-      throw new CorruptDatabaseException(
-          file.toString(),
-          "header",
-          0,
-          "schema version "
-              + v.schema().version()
-              + " in the file, but it lies under schema version "
-              + id.schemaVersion());
-    }
-    return new StoredFile(id, file, v.digest().size(), v.digest().crc32c(), modified, v.schema());
-  }
-
-  private final class Staged implements StagedFile {
-    private final PartitionFileId id;
-    private final long expectedSize;
-    private final Path temp;
-    private boolean done;
-
-    Staged(PartitionFileId id, long expectedSize, Path temp) {
-      this.id = id;
-      this.expectedSize = expectedSize;
-      this.temp = temp;
-    }
-
-    @Override
-    public Path path() {
-      return temp;
-    }
-
-    @Override
-    public void publish() throws IOException {
-      publish(null);
-    }
-
-    /** Compares while it verifies: no extra pass over the file. */
-    @Override
-    public void publish(FileDigest expected) throws IOException {
-      if (done) {
-        throw new IllegalStateException(id + ": staged file already published or closed");
-      }
-      try {
-        publishOrReject(expected);
-      } finally {
-        close();
-      }
-    }
-
-    /** {@code expected}: null when any verified content will do. */
-    private void publishOrReject(FileDigest expected) throws IOException {
-      long size;
-      try {
-        size = Files.size(temp);
-      } catch (NoSuchFileException e) {
-        throw new RejectedFileException(
-            id + ": staged file " + temp + " vanished before publishing");
-      }
-      // with an expected digest, a wrong size is told as a digest mismatch, after verification
-      if (expected == null && expectedSize >= 0 && size != expectedSize) {
-        throw new RejectedFileException(
-            id + ": expected " + expectedSize + " bytes but received " + size);
-      }
-      DurableFiles.force(temp);
-      Verified v;
-      try {
-        v = verify(temp);
-      } catch (CorruptDatabaseException e) {
-        throw new RejectedFileException(id + ": fails verification: " + e.getMessage(), e);
-      } catch (UnsupportedOperationException | IllegalArgumentException | IllegalStateException e) {
-        throw new RejectedFileException(id + ": cannot be read: " + e.getMessage(), e);
-      }
-      if (expected != null && !v.digest().equals(expected)) {
-        throw new DigestMismatchException(id.toString(), expected, v.digest());
-      }
-      if (v.schema().version() != id.schemaVersion()) {
-        throw new RejectedFileException(
-            id
-                + ": the file's schema version is "
-                + v.schema().version()
-                + ", announced "
-                + id.schemaVersion());
-      }
-      Path dir = temp.getParent();
-      Path target = layout.file(id);
-      synchronized (PartitionStore.this) {
-        requireStarted();
-        rejectUnlessNewer(id);
-        SchemaFiles s = schemas.computeIfAbsent(id.schemaVersion(), k -> new SchemaFiles());
-        if (s.schema != null && s.hasFiles() && !s.schema.equals(v.schema())) {
-          throw new RejectedFileException(
-              id
-                  + ": its schema differs from the held files of schema version "
-                  + id.schemaVersion()
-                  + " (file: "
-                  + v.schema()
-                  + ", held: "
-                  + s.schema
-                  + "); a new schema needs a new schema version");
-        }
-        DurableFiles.moveAtomically(temp, target);
-        s.schema = v.schema();
-        PartitionFiles p = partitionFiles(id.schemaVersion(), id.partition(), true);
-        p.versions.put(
-            id.version(),
-            new StoredFile(
-                id, target, v.digest().size(), v.digest().crc32c(), Instant.now(), v.schema()));
-        modified(p);
-      }
-      // durable before anyone is told (and before the transport acknowledges), but outside the lock
-      // so publishes of other partitions do not queue behind this fsync
-      DurableFiles.forceDirectory(dir);
-      LOG.info("published {} ({})", id, v.digest());
-      prune(id);
-      notifyListeners(id.schemaVersion(), id.partition());
-    }
-
-    @Override
-    public void close() {
-      if (done) {
-        return;
-      }
-      done = true;
-      synchronized (PartitionStore.this) {
-        receivingBytes.remove(id);
-      }
-      try {
-        Files.deleteIfExists(temp);
-      } catch (IOException e) {
-        LOG.warn("could not delete staged file {}: {}", temp, e.toString());
-      }
-    }
-  }
-
-  /**
-   * Records a change of {@code p}'s files: the next {@link #servingFiles}, {@link #servingArray}
-   * and {@link #latestVersions} derive their answers again. Every change of a {@link
-   * PartitionFiles} must call it (with the lock held).
-   */
-  private void modified(PartitionFiles p) {
-    modifications++;
-    p.schema.serve(p.partition, p.serving());
-    p.schema.latest(p.partition, p.versions.isEmpty() ? -1 : p.versions.lastKey());
-  }
-
-  /** The maps derived since the last change (with the lock held). */
-  private Snapshots snapshots() {
-    if (snapshots.at != modifications) {
-      snapshots = new Snapshots(modifications);
-    }
-    return snapshots;
-  }
-
-  /**
-   * The file each partition of a schema version should serve ({@link #servingFiles}) as an array
-   * indexed by partition, null where a partition serves nothing. Unmodifiable by contract (never
-   * write to it), and the same array until the held files change: a reopen that gets the array its
-   * generation was built from knows nothing changed. Deriving it copies one array.
-   */
-  public synchronized StoredFile[] servingArray(int schemaVersion) {
-    return snapshots()
-        .arrays
-        .computeIfAbsent(
-            schemaVersion,
-            sv -> {
-              SchemaFiles s = schemas.get(sv);
-              return s == null ? new StoredFile[0] : s.serving.clone();
-            });
-  }
-
-  /**
-   * {@link #servingFiles}, {@link #servingArray} and {@link #latestVersions} by schema version,
-   * derived once per change of the held files: a searcher's reopens and the transport's catch-up
-   * checks ask for them many times a second, and each derivation walks every partition.
-   */
-  private static final class Snapshots {
-    final long at;
-    final Map<Integer, NavigableMap<Integer, StoredFile>> serving = new HashMap<>();
-    final Map<Integer, StoredFile[]> arrays = new HashMap<>();
-    final Map<Integer, Map<Integer, Long>> latest = new HashMap<>();
-
-    Snapshots(long at) {
-      this.at = at;
-    }
-  }
-
-  /**
-   * {@link #latestVersions} as an unmodifiable map over a copy of the store's array (partition →
-   * newest version, -1 for none): a lookup is an array read, and deriving it copies one array.
-   */
-  private static final class LatestVersions extends AbstractMap<Integer, Long> {
-    private final long[] versions;
-    private final int size;
-
-    LatestVersions(long[] versions) {
-      this.versions = versions;
-      int n = 0;
-      for (long v : versions) {
-        n += v >= 0 ? 1 : 0;
-      }
-      this.size = n;
-    }
-
-    @Override
-    public Long get(Object key) {
-      return key instanceof Integer p && p >= 0 && p < versions.length && versions[p] >= 0
-          ? versions[p]
-          : null;
-    }
-
-    @Override
-    public boolean containsKey(Object key) {
-      return get(key) != null;
-    }
-
-    @Override
-    public int size() {
-      return size;
-    }
-
-    @Override
-    public Set<Map.Entry<Integer, Long>> entrySet() {
-      return new AbstractSet<>() {
-        @Override
-        public int size() {
-          return size;
-        }
-
-        @Override
-        public Iterator<Map.Entry<Integer, Long>> iterator() {
-          return new Iterator<>() {
-            private int next = advance(0);
-
-            private int advance(int from) {
-              while (from < versions.length && versions[from] < 0) {
-                from++;
-              }
-              return from;
-            }
-
-            @Override
-            public boolean hasNext() {
-              return next < versions.length;
-            }
-
-            @Override
-            public Map.Entry<Integer, Long> next() {
-              if (next >= versions.length) {
-                throw new NoSuchElementException();
-              }
-              Map.Entry<Integer, Long> e = Map.entry(next, versions[next]);
-              next = advance(next + 1);
-              return e;
-            }
-          };
-        }
-      };
-    }
-  }
-
-  private static final class SchemaFiles {
-    Schema schema;
-    final Map<Integer, PartitionFiles> partitions = new HashMap<>();
-    // the serving file of each partition, kept up to date by modified(), indexed by partition
-    StoredFile[] serving = new StoredFile[0];
-
-    // the newest version of each partition, -1 for none, kept up to date by modified()
-    long[] latest = new long[0];
-
-    void latest(int partition, long version) {
-      if (partition >= latest.length) {
-        if (version < 0) {
-          return;
-        }
-        int from = latest.length;
-        latest = Arrays.copyOf(latest, Math.max(partition + 1, latest.length * 2));
-        Arrays.fill(latest, from, latest.length, -1);
-      }
-      latest[partition] = version;
-    }
-
-    void serve(int partition, StoredFile file) {
-      if (partition >= serving.length) {
-        if (file == null) {
-          return;
-        }
-        serving = Arrays.copyOf(serving, Math.max(partition + 1, serving.length * 2));
-      }
-      serving[partition] = file;
-    }
-
-    boolean hasFiles() {
-      for (PartitionFiles p : partitions.values()) {
-        if (!p.versions.isEmpty()) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    int fileCount() {
-      int n = 0;
-      for (PartitionFiles p : partitions.values()) {
-        n += p.versions.size();
-      }
-      return n;
-    }
-  }
-
-  private static final class PartitionFiles {
-    final SchemaFiles schema;
-    final int partition;
-    final TreeMap<Long, StoredFile> versions = new TreeMap<>();
-    Long pinned;
-
-    PartitionFiles(SchemaFiles schema, int partition) {
-      this.schema = schema;
-      this.partition = partition;
-    }
-
-    StoredFile serving() {
-      if (pinned != null) {
-        StoredFile f = versions.get(pinned);
-        if (f != null) {
-          return f;
-        }
-      }
-      return versions.isEmpty() ? null : versions.lastEntry().getValue();
-    }
   }
 
   /** Configures a {@link PartitionStore}. Not thread safe. */
