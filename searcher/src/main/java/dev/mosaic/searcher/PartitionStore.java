@@ -192,7 +192,10 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       }
     }
     try {
-      Files.createDirectories(dir);
+      if (!Files.isDirectory(dir)) {
+        // not unconditionally: on an existing directory it throws and catches two exceptions
+        Files.createDirectories(dir);
+      }
       Path temp = PartitionLayout.tempFileFor(layout.file(id));
       Files.createFile(temp);
       return new StagedPartitionFile(this, id, size, temp);

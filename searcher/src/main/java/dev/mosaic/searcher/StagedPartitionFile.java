@@ -32,6 +32,9 @@ final class StagedPartitionFile implements StagedFile {
   private final Path temp;
   private boolean done;
 
+  /** The temporary file was moved into place: nothing is left to delete. */
+  private boolean moved;
+
   StagedPartitionFile(PartitionStore store, PartitionFileId id, long expectedSize, Path temp) {
     this.store = store;
     this.id = id;
@@ -96,6 +99,7 @@ final class StagedPartitionFile implements StagedFile {
               + id.schemaVersion());
     }
     store.publishVerified(id, temp, v);
+    moved = true;
   }
 
   @Override
@@ -105,6 +109,9 @@ final class StagedPartitionFile implements StagedFile {
     }
     done = true;
     store.stagingEnded(id);
+    if (moved) {
+      return; // (deleting the moved name would throw and catch inside, per published file)
+    }
     try {
       Files.deleteIfExists(temp);
     } catch (IOException e) {
