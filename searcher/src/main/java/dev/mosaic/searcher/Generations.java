@@ -1,10 +1,6 @@
 package dev.mosaic.searcher;
 
-import dev.mosaic.format.CompositeDatabase;
-import dev.mosaic.format.Database;
 import dev.mosaic.format.PartitionGrouping;
-import dev.mosaic.format.Schema;
-import dev.mosaic.partition.PartitionFileId;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,11 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.Objects;
@@ -26,7 +18,6 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,6 +59,10 @@ import org.slf4j.LoggerFactory;
  * arriving over seconds in reopens of a few partitions each otherwise cost a handshake per reopen,
  * and the unmapper's backlog then held reopens back.
  *
+ * <p>Parts: {@link GenerationBuilder} builds the next generation, {@link PartitionMappings} maps
+ * and unmaps the partition files, {@link Unmapper} retires released generations; this class keeps
+ * the lifecycle, the current generation, the reopen schedule and the meters.
+ *
  * <p>Lifecycle: LATENT → {@link #start()} → STARTED → {@link #close()} → CLOSED.
  *
  * <p>Thread safety: safe for concurrent use. NOTE: a generation that is acquired and never released
@@ -100,12 +95,7 @@ public final class Generations implements Closeable {
   private final PartitionStore store;
   private volatile Integer configuredSchemaVersion;
   private final Duration scanInterval;
-  private final int arenaGroupSize;
-  private final int bulkReopenPartitions;
-  private final int maxUnmapBacklog;
   private final long reopenDelayNanos;
-  private final long arenaFillWindowNanos;
-  private final Runnable beforeArenaClose;
   private final Clock clock;
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final AtomicReference<Generation> current = new AtomicReference<>();
@@ -113,14 +103,11 @@ public final class Generations implements Closeable {
   private final ScheduledExecutorService maintenance;
   private final StoreListener listener = (schemaVersion, partition) -> requestReopen();
 
-  private final ExecutorService unmapper;
+  private final Unmapper unmapper;
   // Bookkeeping of mapped partitions and arenas, guarded by "books" (reopen and retire take it).
   private final Object books = new Object();
-  private final Map<PartitionFileId, MappedPartition> mapped = new HashMap<>();
-  // the arena the last reopens mapped into, which the next ones may fill up (books lock)
-  private SharedArena filling;
-  private long fillingSince;
-  private long nextGenerationId = 1;
+  private final PartitionMappings mappings;
+  private final GenerationBuilder generationBuilder;
   private volatile int schemaVersion = -1;
 
   private final AtomicLong openGenerations = new AtomicLong();
@@ -129,7 +116,6 @@ public final class Generations implements Closeable {
   private final AtomicLong liveArenas = new AtomicLong();
   // generations released by everyone whose partitions the unmapper has not yet processed
   private final AtomicLong unmapBacklog = new AtomicLong();
-  private final Object unmapProgress = new Object();
   private final Timer reopenTimer;
   private final Timer reopenThrottle;
   private final Timer unmapTimer;
@@ -142,24 +128,12 @@ public final class Generations implements Closeable {
     this.store = b.store;
     this.configuredSchemaVersion = b.schemaVersion;
     this.scanInterval = b.scanInterval;
-    this.arenaGroupSize = b.arenaGroupSize;
-    this.arenaFillWindowNanos = b.arenaFillWindow.toNanos();
-    this.bulkReopenPartitions = b.bulkReopenPartitions;
-    this.maxUnmapBacklog = b.maxUnmapBacklog;
     this.reopenDelayNanos = b.reopenDelay.toNanos();
-    this.beforeArenaClose = b.beforeArenaClose;
     this.clock = b.clock;
     this.maintenance =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "mosaic-generations");
-              t.setDaemon(true);
-              return t;
-            });
-    this.unmapper =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "mosaic-unmapper");
               t.setDaemon(true);
               return t;
             });
@@ -188,6 +162,29 @@ public final class Generations implements Closeable {
         Counter.builder("mosaic.searcher.reopen.failures")
             .description("Reopens that failed; the previous generation kept serving")
             .register(registry);
+    this.mappings =
+        new PartitionMappings(
+            store, b.beforeArenaClose, unmapTimer, mappedPartitions, mappedBytes, liveArenas);
+    this.generationBuilder =
+        new GenerationBuilder(
+            store,
+            mappings,
+            grouping,
+            clock,
+            this,
+            b.arenaGroupSize,
+            b.bulkReopenPartitions,
+            b.arenaFillWindow.toNanos());
+    this.unmapper =
+        new Unmapper(
+            books,
+            mappings,
+            grouping,
+            openGenerations,
+            unmapBacklog,
+            b.maxUnmapBacklog,
+            () -> state.get() == State.STARTED,
+            reopenThrottle);
     Gauge.builder("mosaic.searcher.generations.open", openGenerations, AtomicLong::get)
         .description("Generations not yet retired (current plus those still held by queries)")
         .register(registry);
@@ -440,13 +437,6 @@ public final class Generations implements Closeable {
       g.decRef();
     }
     unmapper.shutdown();
-    try {
-      if (!unmapper.awaitTermination(30, TimeUnit.SECONDS)) {
-        LOG.warn("unmapper thread did not stop within 30 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
     if (grouping != null) {
       grouping.close();
     }
@@ -515,7 +505,7 @@ public final class Generations implements Closeable {
     if (state.get() == State.CLOSED) {
       throw new IllegalStateException("generations are closed");
     }
-    awaitUnmapper();
+    unmapper.awaitBacklog();
     long start = System.nanoTime();
     try {
       synchronized (books) {
@@ -548,6 +538,10 @@ public final class Generations implements Closeable {
     return sv;
   }
 
+  /**
+   * Picks the schema version to serve, has the next generation built and swaps it in when it
+   * differs from the current one. Books lock held.
+   */
   private long buildNext(long start) {
     Generation cur = current.get();
     int sv = schemaVersion;
@@ -565,150 +559,11 @@ public final class Generations implements Closeable {
     if (configuredSchemaVersion == null) {
       sv = newestCompleteSchemaVersion(sv);
     }
-    StoredFile[] want = store.servingArray(sv);
-    int wanted = 0;
-    StoredFile first = null;
-    for (StoredFile f : want) {
-      if (f != null) {
-        wanted++;
-        first = first == null ? f : first;
-      }
-    }
-    if (wanted == 0) {
-      if (cur != null) {
-        LOG.warn(
-            "the store holds no partition of schema version {}; generation {} keeps serving",
-            sv,
-            cur.id());
-      }
+    GenerationBuilder.Built built = generationBuilder.build(cur, sv);
+    if (built == null) {
       return cur == null ? -1 : cur.id();
     }
-    boolean newGroups = grouping != null && cur != null && grouping.hasNewGroups(cur.database());
-    if (cur != null && cur.servedFrom() == want && !newGroups) {
-      return cur.id(); // the store has not changed since this generation was built
-    }
-    Schema schema =
-        cur != null && cur.database().schema().version() == sv
-            ? cur.database().schema()
-            : first.schema();
-    int[] nextIds = new int[wanted];
-    MappedPartition[] next = new MappedPartition[wanted];
-    int n = 0;
-    int c = 0; // walks the current generation's partitions beside want's (both ascending)
-    List<MappedPartition> fresh = new ArrayList<>();
-    int group = groupSizeFor(want);
-    SharedArena arena = null;
-    List<SharedArena> arenas = new ArrayList<>();
-    try {
-      for (int p = 0; p < want.length; p++) {
-        StoredFile f = want[p];
-        if (f == null) {
-          continue;
-        }
-        MappedPartition old = null;
-        if (cur != null) {
-          while (c < cur.partitionCount() && cur.partitionAt(c) < p) {
-            c++;
-          }
-          if (c < cur.partitionCount() && cur.partitionAt(c) == p) {
-            old = cur.mappedAt(c);
-          }
-        }
-        MappedPartition reuse =
-            old != null && old.file().id().equals(f.id()) ? old : mapped.get(f.id());
-        if (reuse != null) {
-          nextIds[n] = p;
-          next[n++] = reuse;
-          continue;
-        }
-        if (!f.schema().equals(schema)) {
-          LOG.error(
-              "{} has schema {} but generation schema is {}; keeping the previous version of partition {}",
-              f.id(),
-              f.schema(),
-              schema,
-              p);
-          if (old != null) {
-            nextIds[n] = p;
-            next[n++] = old;
-          }
-          continue;
-        }
-        if (arena == null || arena.fileCount() >= group) {
-          long now = System.nanoTime();
-          if (arena == null
-              && group > 1
-              && filling != null
-              && filling.accepts(group)
-              && now - fillingSince < arenaFillWindowNanos) {
-            arena = filling; // still filling from a reopen moments ago
-          } else {
-            arena = new SharedArena();
-            arenas.add(arena);
-            liveArenas.incrementAndGet();
-            fillingSince = now;
-          }
-          filling = group > 1 ? arena : null;
-        }
-        MappedPartition m = map(f, arena);
-        if (m == null) {
-          if (old != null) {
-            nextIds[n] = p;
-            next[n++] = old;
-          }
-          continue;
-        }
-        fresh.add(m);
-        nextIds[n] = p;
-        next[n++] = m;
-      }
-    } catch (RuntimeException e) {
-      // undo what this attempt mapped; an arena filled since an earlier reopen keeps its older
-      // files (and closes when they retire)
-      filling = null;
-      for (MappedPartition m : fresh) {
-        mapped.remove(m.file().id());
-        if (!arenas.contains(m.arena()) && m.arena().retired()) {
-          closeArena(m.arena());
-        }
-      }
-      for (SharedArena a : arenas) {
-        closeArena(a);
-      }
-      throw e;
-    }
-    for (SharedArena a : arenas) {
-      if (a.empty()) {
-        closeArena(a);
-      }
-    }
-    if (n == 0) {
-      return cur == null ? -1 : cur.id();
-    }
-    if (fresh.isEmpty() && !newGroups && cur != null && sameAs(cur, nextIds, next, n)) {
-      return cur.id(); // the store changed, but not what is served (a pruned version, a pin kept)
-    }
-    if (n < next.length) {
-      nextIds = Arrays.copyOf(nextIds, n);
-      next = Arrays.copyOf(next, n);
-    }
-    Database[] partitionDatabases = new Database[n];
-    for (int i = 0; i < n; i++) {
-      partitionDatabases[i] = next[i].database();
-    }
-    List<Database> databases = Arrays.asList(partitionDatabases);
-    // the successor reuses the dictionaries derived from the unchanged partitions
-    CompositeDatabase composite =
-        grouping != null
-            ? grouping.compose(cur == null ? null : cur.database(), schema, databases)
-            : cur != null && cur.database().schema().equals(schema)
-                ? cur.database().withPartitions(databases)
-                : CompositeDatabase.of(schema, databases);
-    Generation g =
-        new Generation(nextGenerationId++, composite, nextIds, next, want, clock.instant(), this);
-    for (MappedPartition m : next) {
-      m.incGenerations();
-    }
+    Generation g = built.generation();
     openGenerations.incrementAndGet();
     schemaVersion = sv;
     current.set(g);
@@ -720,152 +575,15 @@ public final class Generations implements Closeable {
     LOG.debug(
         "generation {} open: {} partitions ({} newly mapped) in {} µs",
         g.id(),
-        n,
-        fresh.size(),
+        g.partitionCount(),
+        built.newlyMapped(),
         took / 1000);
     return g.id();
   }
 
-  /**
-   * Partitions per arena for this reopen: {@link #arenaGroupSize} when it maps at least {@link
-   * #bulkReopenPartitions} partitions (a full feed cycle, start-up, catch-up: the group's members
-   * are then likely to retire together), else one, so that a reopen replacing a few partitions
-   * never keeps retired neighbours mapped.
-   */
-  private int groupSizeFor(StoredFile[] want) {
-    int unmapped = 0;
-    for (StoredFile f : want) {
-      if (f != null && !mapped.containsKey(f.id()) && ++unmapped >= bulkReopenPartitions) {
-        return arenaGroupSize;
-      }
-    }
-    return 1;
-  }
-
-  /**
-   * Back-pressure: holds the reopen (maintenance thread, outside the books lock) while the unmapper
-   * has {@code maxUnmapBacklog} or more retired generations to process, so mapped generations and
-   * bytes stay bounded when arena closes are slower than reopens. Store events arriving meanwhile
-   * coalesce into the next reopen. Returns at once when closing.
-   */
-  private void awaitUnmapper() {
-    if (unmapBacklog.get() < maxUnmapBacklog) {
-      return;
-    }
-    long t0 = System.nanoTime();
-    long warnAt = t0 + TimeUnit.SECONDS.toNanos(10);
-    synchronized (unmapProgress) {
-      while (unmapBacklog.get() >= maxUnmapBacklog && state.get() == State.STARTED) {
-        try {
-          unmapProgress.wait(100);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-        if (System.nanoTime() - warnAt > 0) {
-          LOG.warn(
-              "reopen held back for {} s: the unmapper still has {} retired generations to process",
-              TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0),
-              unmapBacklog.get());
-          warnAt += TimeUnit.SECONDS.toNanos(10);
-        }
-      }
-    }
-    reopenThrottle.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-  }
-
-  private static boolean sameAs(Generation have, int[] ids, MappedPartition[] mapped, int n) {
-    if (have.partitionCount() != n) {
-      return false;
-    }
-    for (int i = 0; i < n; i++) {
-      if (have.partitionAt(i) != ids[i] || have.mappedAt(i) != mapped[i]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private MappedPartition map(StoredFile f, SharedArena arena) {
-    try {
-      store.retain(f.id());
-    } catch (IllegalArgumentException e) {
-      LOG.warn("{} left the store before it could be mapped", f.id());
-      return null;
-    }
-    Database db;
-    try {
-      db = Database.map(f.path(), arena.arena(), false);
-    } catch (IOException | RuntimeException e) {
-      LOG.error(
-          "cannot map {} ({}); the partition keeps its previous version", f.id(), f.path(), e);
-      store.release(f.id());
-      return null;
-    }
-    arena.added(f);
-    MappedPartition m = new MappedPartition(f, db, arena);
-    mapped.put(f.id(), m);
-    mappedPartitions.incrementAndGet();
-    mappedBytes.addAndGet(f.sizeInBytes());
-    return m;
-  }
-
   /** Called by a generation whose last reference was released. */
   void retire(Generation g) {
-    unmapBacklog.incrementAndGet();
-    try {
-      unmapper.execute(() -> doRetire(g));
-    } catch (RejectedExecutionException e) {
-      doRetire(g); // closed: the last holders retire inline
-    }
-  }
-
-  private void doRetire(Generation g) {
-    try {
-      if (grouping != null) {
-        grouping.release(g.database());
-      }
-      List<SharedArena> unused = new ArrayList<>();
-      synchronized (books) {
-        openGenerations.decrementAndGet();
-        for (int i = 0; i < g.partitionCount(); i++) {
-          MappedPartition m = g.mappedAt(i);
-          if (m.decGenerations()) {
-            mapped.remove(m.file().id());
-            if (m.arena().retired()) {
-              unused.add(m.arena());
-            }
-          }
-        }
-      }
-      for (SharedArena a : unused) {
-        closeArena(a);
-      }
-    } finally {
-      unmapBacklog.decrementAndGet();
-      synchronized (unmapProgress) {
-        unmapProgress.notifyAll();
-      }
-    }
-  }
-
-  private void closeArena(SharedArena a) {
-    beforeArenaClose.run();
-    long t0 = System.nanoTime();
-    a.close();
-    if (!a.empty()) {
-      unmapTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-    }
-    liveArenas.decrementAndGet();
-    mappedPartitions.addAndGet(-a.fileCount());
-    mappedBytes.addAndGet(-a.bytes());
-    for (PartitionFileId id : a.files()) {
-      try {
-        store.release(id);
-      } catch (RuntimeException e) {
-        LOG.error("releasing {} to the store failed", id, e);
-      }
-    }
+    unmapper.retire(g);
   }
 
   /** Configures {@link Generations}. Not thread safe. */
