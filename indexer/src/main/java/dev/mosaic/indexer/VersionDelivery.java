@@ -1,6 +1,7 @@
 package dev.mosaic.indexer;
 
 import dev.mosaic.partition.ChangeSetFile;
+import dev.mosaic.partition.ManifestRecord;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionLayout;
 import dev.mosaic.partition.PartitionManifest;
@@ -10,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -111,7 +113,7 @@ final class VersionDelivery implements AutoCloseable {
             retry(id, file, attempt, e.toString());
             return;
           }
-          if (report.acceptedByAny()) {
+          if (report.acceptedByAny() && !noted(id, report.acceptedBy().keySet())) {
             try {
               manifest.delivered(id, report.acceptedBy().keySet());
             } catch (Exception ex) {
@@ -153,6 +155,24 @@ final class VersionDelivery implements AutoCloseable {
     } catch (java.util.concurrent.RejectedExecutionException e) {
       finish(id, file); // closing
     }
+  }
+
+  /**
+   * Whether the manifest (as this node sees it) already notes that these datacenters hold {@code
+   * id}: the transport's sender notes them itself, in the write that marks the version accepted.
+   */
+  private boolean noted(PartitionFileId id, Collection<String> datacenters) {
+    Map<String, Long> delivered =
+        manifest
+            .latest(id.schemaVersion(), id.partition())
+            .map(ManifestRecord::delivered)
+            .orElse(Map.of());
+    for (String dc : datacenters) {
+      if (delivered.getOrDefault(dc, 0L) < id.version()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void finish(PartitionFileId id, Path file) {

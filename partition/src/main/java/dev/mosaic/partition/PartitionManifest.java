@@ -92,8 +92,10 @@ public interface PartitionManifest extends Closeable {
   /**
    * Marks a version accepted by a first datacenter (the transport's sender calls this): sets the
    * held record's acceptance if it holds that version and is not yet accepted; records it as the
-   * latest version if the manifest holds only older ones (a sender used without an indexer). Never
-   * fenced: it states a fact about a version some writer recorded.
+   * latest version if the manifest holds only older ones (a sender used without an indexer). Also
+   * notes the record's {@link ManifestRecord#delivered() delivered} datacenters, as {@link
+   * #delivered} does (their known versions only go up), so that a sender can state both facts in
+   * one write. Never fenced: it states a fact about a version some writer recorded.
    *
    * @return true when the manifest changed
    */

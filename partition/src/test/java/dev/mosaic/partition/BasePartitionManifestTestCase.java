@@ -153,6 +153,36 @@ public abstract class BasePartitionManifestTestCase {
   }
 
   @Test
+  void advanceNotesAcceptanceAndDeliveredDatacentersInOneWrite() throws Exception {
+    manifest.record(built(1, 4, 10, 0));
+    PartitionFileId id = new PartitionFileId(1, 4, 10);
+    assertThat(
+            manifest.advance(
+                new ManifestRecord(id, 110, 310, 5_000, "n1@a")
+                    .withDelivered(Map.of("a", 10L, "b", 10L))))
+        .isTrue();
+    ManifestRecord held = manifest.latest(1, 4).orElseThrow();
+    assertThat(held.acceptedBy()).isEqualTo("n1@a");
+    assertThat(held.delivered()).isEqualTo(Map.of("a", 10L, "b", 10L));
+    assertThat(held.deliveredEverywhere()).isTrue();
+    assertThat(
+            manifest.advance(
+                new ManifestRecord(id, 110, 310, 6_000, "n2@b").withDelivered(Map.of("a", 10L))))
+        .as("nothing new: already accepted, a already noted")
+        .isFalse();
+    manifest.record(built(1, 4, 11, 0));
+    assertThat(
+            manifest.advance(
+                new ManifestRecord(id, 110, 310, 7_000, "n1@a").withDelivered(Map.of("c", 10L))))
+        .as("a superseded version's delivery is still noted")
+        .isTrue();
+    ManifestRecord next = manifest.latest(1, 4).orElseThrow();
+    assertThat(next.id().version()).isEqualTo(11);
+    assertThat(next.accepted()).as("the newer version is not accepted by it").isFalse();
+    assertThat(next.delivered()).isEqualTo(Map.of("a", 10L, "b", 10L, "c", 10L));
+  }
+
+  @Test
   void deliveredVersionsOnlyGoUpAndCarryOverToNewerRecords() throws Exception {
     manifest.record(built(1, 0, 10, 0));
     manifest.delivered(new PartitionFileId(1, 0, 10), List.of("a", "b"));

@@ -62,17 +62,34 @@ abstract class CompareAndSetManifest implements PartitionManifest {
             held -> {
               if (held == null || held.id().version() < id.version()) {
                 ManifestRecord next =
-                    held == null ? record : record.withDelivered(held.delivered());
+                    held == null
+                        ? record
+                        : record.withDelivered(merged(held.delivered(), record.delivered()));
                 return held != null && held.epoch() > next.epoch()
                     ? copyWithEpoch(next, held.epoch())
                     : next;
               }
+              ManifestRecord next = held;
               if (held.id().version() == id.version() && !held.accepted() && record.accepted()) {
-                return held.withAccepted(record.acceptedAtMillis(), record.acceptedBy());
+                next = next.withAccepted(record.acceptedAtMillis(), record.acceptedBy());
               }
-              return null;
+              Map<String, Long> delivered = merged(held.delivered(), record.delivered());
+              if (!delivered.equals(held.delivered())) {
+                next = next.withDelivered(delivered);
+              }
+              return next == held ? null : next;
             })
         .changed();
+  }
+
+  /** Each datacenter's newest known version of two notes. */
+  private static Map<String, Long> merged(Map<String, Long> a, Map<String, Long> b) {
+    if (b.isEmpty()) {
+      return a;
+    }
+    Map<String, Long> out = new HashMap<>(a);
+    b.forEach((dc, v) -> out.merge(dc, v, Math::max));
+    return out;
   }
 
   @Override

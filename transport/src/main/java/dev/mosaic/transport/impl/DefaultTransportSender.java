@@ -19,6 +19,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,6 +30,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
@@ -206,6 +210,8 @@ public final class DefaultTransportSender implements TransportSender {
             .setOrigin(nodeId)
             .setHopCount(0)
             .build();
+    // set when the delivery's outcome is in: the delayed acceptance mark is then not needed
+    AtomicBoolean done = new AtomicBoolean();
     Supplier<CompletionStage<Void>> recorded =
         settings.writeManifest()
             ? once(
@@ -241,11 +247,21 @@ public final class DefaultTransportSender implements TransportSender {
             settings.retryBackoffMin(),
             settings.retryBackoffMax(),
             (group, target) -> {
-              // at once, not when every DC is done: a DC cut off keeps the delivery going until the
+              // not only when every DC is done: a DC cut off keeps the delivery going until the
               // version is superseded, and a version never marked could not be caught up, nor
-              // make the cut-off DC's searchers stale
+              // make the cut-off DC's searchers stale; but not at once either: usually every DC
+              // is done soon after, and one write then states acceptance and delivery
               if (settings.writeManifest()) {
-                markAccepted(id, size, crc);
+                CompletableFuture.delayedExecutor(
+                        ACCEPTANCE_MARK_DELAY.toMillis(),
+                        TimeUnit.MILLISECONDS,
+                        ext.blockingExecutor())
+                    .execute(
+                        () -> {
+                          if (!done.get()) {
+                            markAccepted(id, size, crc, Map.of());
+                          }
+                        });
               }
             },
             () ->
@@ -255,16 +271,41 @@ public final class DefaultTransportSender implements TransportSender {
                     .orElse(false));
     CompletableFuture<DeliveryPlan.Outcome> outcome = new CompletableFuture<>();
     coordinator.tell(new DeliveryCoordinator.Submit(plan, outcome));
-    return outcome.thenApply(o -> new DeliveryReport(id, o.acceptedBy(), o.failed()));
+    return outcome.thenCompose(
+        o -> {
+          done.set(true);
+          if (!settings.writeManifest() || o.acceptedBy().isEmpty()) {
+            return CompletableFuture.completedFuture(
+                new DeliveryReport(id, o.acceptedBy(), o.failed()));
+          }
+          // acceptance (if the delayed mark did not write it yet) and the datacenters that hold
+          // the version, in one write, before the report: its reader finds the note made
+          Map<String, Long> delivered = new HashMap<>();
+          o.acceptedBy().keySet().forEach(d -> delivered.put(d, id.version()));
+          return markAccepted(id, size, crc, delivered)
+              .thenApply(v -> new DeliveryReport(id, o.acceptedBy(), o.failed()));
+        });
   }
 
-  /** Marks a recorded version accepted once a first datacenter holds it (catch-up looks for it). */
-  private void markAccepted(PartitionFileId id, long size, long crc) {
-    CompletableFuture.runAsync(
+  /**
+   * How long after a first datacenter accepted a version the sender marks it accepted when the
+   * delivery is not done by then; a delivery done sooner marks it with its outcome, in one write.
+   */
+  static final Duration ACCEPTANCE_MARK_DELAY = Duration.ofMillis(500);
+
+  /**
+   * Marks a recorded version accepted (catch-up looks for accepted versions) and notes the
+   * datacenters that hold it. A failed write is logged: the indexer's delivery notes the
+   * datacenters again, and the next version is marked anew.
+   */
+  private CompletableFuture<Void> markAccepted(
+      PartitionFileId id, long size, long crc, Map<String, Long> delivered) {
+    return CompletableFuture.runAsync(
         () -> {
           try {
             manifest.advance(
-                new ManifestRecord(id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc));
+                new ManifestRecord(id, size, crc, System.currentTimeMillis(), nodeId + "@" + dc)
+                    .withDelivered(delivered));
           } catch (Exception e) {
             LOG.warn("could not mark {} accepted in the manifest", id, e);
           }
@@ -299,6 +340,14 @@ public final class DefaultTransportSender implements TransportSender {
    * as long as the sender is open.
    */
   private CompletionStage<Void> record(ManifestRecord rec, int attempt) {
+    PartitionFileId id = rec.id();
+    if (manifest
+        .latest(id.schemaVersion(), id.partition())
+        .map(r -> r.id().version() >= id.version())
+        .orElse(false)) {
+      // recorded already (by the indexer, through this manifest), or superseded: nothing to write
+      return CompletableFuture.completedFuture(null);
+    }
     return CompletableFuture.runAsync(
             () -> {
               try {
