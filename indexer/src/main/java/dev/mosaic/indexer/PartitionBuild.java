@@ -7,10 +7,10 @@ import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Schema;
+import dev.mosaic.format.io.DurableFiles;
 import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.PartitionFileId;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.slf4j.Logger;
@@ -139,11 +139,7 @@ final class PartitionBuild {
     if (leftOut > 0) {
       LOG.warn("partition {}: {} offers left out of {}", plan.partition(), leftOut, id);
     }
-    Path dir = output.toAbsolutePath().getParent();
-    if (!Files.isDirectory(dir)) {
-      // not unconditionally: on an existing directory it throws and catches two exceptions
-      Files.createDirectories(dir);
-    }
+    DurableFiles.createDirectoriesIfMissing(output.toAbsolutePath().getParent());
     DatabaseUpdate.Summary summary = update.writeTo(output);
     if (changes != null) {
       // what the transport ships to receivers holding the base, instead of the file

@@ -192,10 +192,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       }
     }
     try {
-      if (!Files.isDirectory(dir)) {
-        // not unconditionally: on an existing directory it throws and catches two exceptions
-        Files.createDirectories(dir);
-      }
+      DurableFiles.createDirectoriesIfMissing(dir);
       Path temp = PartitionLayout.tempFileFor(layout.file(id));
       Files.createFile(temp);
       return new StagedPartitionFile(this, id, size, temp);

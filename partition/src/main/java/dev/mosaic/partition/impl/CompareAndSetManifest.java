@@ -97,6 +97,8 @@ abstract class CompareAndSetManifest implements PartitionManifest {
     if (datacenters.isEmpty()) {
       return;
     }
+    Map<String, Long> noted = new HashMap<>();
+    datacenters.forEach(dc -> noted.put(dc, id.version()));
     update(
         id.schemaVersion(),
         id.partition(),
@@ -105,16 +107,8 @@ abstract class CompareAndSetManifest implements PartitionManifest {
           if (held == null) {
             return null;
           }
-          Map<String, Long> next = new HashMap<>(held.delivered());
-          boolean changed = false;
-          for (String dc : datacenters) {
-            Long before = next.get(dc);
-            if (before == null || before < id.version()) {
-              next.put(dc, id.version());
-              changed = true;
-            }
-          }
-          return changed ? held.withDelivered(next) : null;
+          Map<String, Long> next = merged(held.delivered(), noted);
+          return next.equals(held.delivered()) ? null : held.withDelivered(next);
         });
   }
 

@@ -99,7 +99,7 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
     try {
       ManifestRecord r = ManifestCodec.decode(d.getData(), d.getPath());
       if (d.getStat() != null) {
-        seen(d.getPath(), new Known(r, d.getStat().getVersion()), false);
+        seen(d.getPath(), new Known(r, d.getStat().getVersion()));
       }
       byPath.merge(d.getPath(), r, ZooKeeperPartitionManifest::newer);
       changed(true);
@@ -269,7 +269,7 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
       }
       Stat written = results.get(results.size() - 1).getResultStat();
       // a created znode's data version is 0
-      seen(path, new Known(next, written == null ? 0 : written.getVersion()), false);
+      seen(path, new Known(next, written == null ? 0 : written.getVersion()));
       byPath.merge(path, next, ZooKeeperPartitionManifest::newer);
       changed(true);
       return new Update(next, true, false);
@@ -284,7 +284,7 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
           ManifestCodec.decode(client.getData().storingStatIn(stat).forPath(path), path);
       byPath.merge(path, held, ZooKeeperPartitionManifest::newer);
       Known k = new Known(held, stat.getVersion());
-      seen(path, k, true);
+      known.put(path, k); // a fresh read replaces what was seen
       return k;
     } catch (KeeperException.NoNodeException e) {
       known.remove(path);
@@ -293,15 +293,11 @@ public final class ZooKeeperPartitionManifest extends CompareAndSetManifest {
   }
 
   /**
-   * Notes a state of a record's znode: a fresh read replaces what was seen, other sightings (own
-   * writes, cache events, which can arrive late) only move it forward.
+   * Notes a state of a record's znode seen other than by a fresh read (own writes, cache events,
+   * which can arrive late): it only moves what was seen forward.
    */
-  private void seen(String path, Known k, boolean fresh) {
-    if (fresh) {
-      known.put(path, k);
-    } else {
-      known.merge(path, k, (a, b) -> b.zkVersion() > a.zkVersion() ? b : a);
-    }
+  private void seen(String path, Known k) {
+    known.merge(path, k, (a, b) -> b.zkVersion() > a.zkVersion() ? b : a);
   }
 
   /**
