@@ -47,22 +47,45 @@ final class BloomFilter {
 
   /** Builds the segment bytes: u32 hash count, u32 zero, u64 bit count, then the bit words. */
   static ByteSink build(byte[][] values) {
-    long bits = bitsFor(values.length);
+    long[] words = wordsFor(values.length);
+    for (byte[] v : values) {
+      add(words, hash(v));
+    }
+    return segment(words);
+  }
+
+  /** As {@link #build(byte[][])}, from packed values. */
+  static ByteSink build(PackedValues values) {
+    long[] words = wordsFor(values.count());
+    byte[] bytes = values.bytes();
+    int[] starts = values.starts();
+    for (int v = 0; v < values.count(); v++) {
+      add(words, XXHASH.hash(bytes, starts[v], starts[v + 1] - starts[v], SEED));
+    }
+    return segment(words);
+  }
+
+  private static long[] wordsFor(int values) {
+    long bits = bitsFor(values);
     if (bits > (1L << 33)) {
       throw new IllegalStateException("bloom filter of " + bits + " bits is too large");
     }
-    ByteSink sink = new ByteSink(16 + (int) (bits >>> 3));
-    sink.putInt(HASHES).putInt(0).putLong(bits);
-    long[] words = new long[(int) (bits >>> 6)];
-    long m = bits - 1;
-    for (byte[] v : values) {
-      long h = hash(v);
-      long h2 = Long.rotateLeft(h, 32) | 1;
-      for (int i = 0; i < HASHES; i++) {
-        long bit = (h + i * h2) & m;
-        words[(int) (bit >>> 6)] |= 1L << bit;
-      }
+    return new long[(int) (bits >>> 6)];
+  }
+
+  /** Sets the value's {@code HASHES} bits (the bit count is a power of two). */
+  private static void add(long[] words, long h) {
+    long m = words.length * 64L - 1;
+    long h2 = Long.rotateLeft(h, 32) | 1;
+    for (int i = 0; i < HASHES; i++) {
+      long bit = (h + i * h2) & m;
+      words[(int) (bit >>> 6)] |= 1L << bit;
     }
+  }
+
+  private static ByteSink segment(long[] words) {
+    ByteSink sink = new ByteSink(16 + 8 * words.length);
+    sink.putInt(HASHES).putInt(0).putLong(words.length * 64L);
     return sink.putLongs(words, words.length);
   }
 

@@ -72,9 +72,14 @@ final class ByteSink {
   }
 
   ByteSink putBytes(byte[] b) {
-    ensure(b.length);
-    System.arraycopy(b, 0, bytes, size, b.length);
-    size += b.length;
+    return putBytes(b, 0, b.length);
+  }
+
+  /** Appends {@code b[offset, offset + length)}. */
+  ByteSink putBytes(byte[] b, int offset, int length) {
+    ensure(length);
+    System.arraycopy(b, offset, bytes, size, length);
+    size += length;
     return this;
   }
 

@@ -80,16 +80,26 @@ final class FieldSegmentEncoder {
       int[] prefix,
       int[] ids,
       int[] docRanks) {
+    return encodeField(field, n, PackedValues.of(sorted), singleValued, prefix, ids, docRanks);
+  }
+
+  /** As {@link #encodeField(Field, int, byte[][], boolean, int[], int[], int[])}, packed values. */
+  static ByteSink encodeField(
+      Field field,
+      int n,
+      PackedValues values,
+      boolean singleValued,
+      int[] prefix,
+      int[] ids,
+      int[] docRanks) {
     boolean filterable = field.role().isFilterable();
     boolean sortable = field.role().isSortable();
-    int distinct = sorted.length;
+    int distinct = values.count();
     int width = fixedWidth(field.type());
     int idBytes = idBytes(n);
+    int totalBytes = values.totalBytes();
     // a close estimate of the segment's size, so the sink is not grown while encoding
-    long estimate = FIELD_HEADER_SIZE + 64 + 4L * (distinct + 1);
-    for (byte[] v : sorted) {
-      estimate += v.length;
-    }
+    long estimate = FIELD_HEADER_SIZE + 64 + 4L * (distinct + 1) + totalBytes;
     if (filterable) {
       estimate += 8L * (distinct + 1) + (long) prefix[distinct] * idBytes;
     }
@@ -104,24 +114,12 @@ final class FieldSegmentEncoder {
     // Value set.
     sink.setLong(24, sink.size());
     if (width > 0) {
-      for (byte[] v : sorted) {
-        sink.putBytes(v);
-      }
+      sink.putBytes(values.bytes(), 0, totalBytes);
     } else {
-      long totalBytes = 0;
-      for (byte[] v : sorted) {
-        totalBytes += v.length;
-      }
       int offsetWidth = offsetWidth(totalBytes);
       sink.array()[20] = (byte) offsetWidth;
-      int[] offsets = new int[distinct + 1];
-      for (int i = 0; i < distinct; i++) {
-        offsets[i + 1] = Math.addExact(offsets[i], sorted[i].length);
-      }
-      sink.putAll(offsets, 0, distinct + 1, offsetWidth);
-      for (byte[] v : sorted) {
-        sink.putBytes(v);
-      }
+      sink.putAll(values.starts(), 0, distinct + 1, offsetWidth);
+      sink.putBytes(values.bytes(), 0, totalBytes);
     }
     sink.align8();
 

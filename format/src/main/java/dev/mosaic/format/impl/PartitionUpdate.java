@@ -121,28 +121,33 @@ public final class PartitionUpdate {
       List<Field> fields = schema.fields();
       for (int i = 0; i < fields.size(); i++) {
         Field field = fields.get(i);
-        byte[][] sorted;
         ByteSink segment;
+        ByteSink bloom = null;
         if (field.role().isFilterable() && keptInBaseOrder()) {
           Postings postings = postings(i, field);
-          sorted = postings.sorted;
           segment =
               FieldSegmentEncoder.encodeField(
                   field,
                   n,
-                  sorted,
+                  postings.values,
                   postings.singleValued,
                   postings.prefix,
                   postings.ids,
                   postings.docRanks);
+          if (DatabaseWriter.autoBloomApplies(n, postings.values.count())) {
+            bloom = BloomFilter.build(postings.values);
+          }
         } else {
           FieldRanks ranks = ranks(i, field);
-          sorted = ranks.sorted();
           segment = FieldSegmentEncoder.encodeRanks(field, n, ranks);
+          if (field.role().isFilterable()
+              && DatabaseWriter.autoBloomApplies(n, ranks.sorted().length)) {
+            bloom = BloomFilter.build(ranks.sorted());
+          }
         }
         list.add(new SegmentFile.Segment(kindOf(field.role()), i, segment, null));
-        if (field.role().isFilterable() && DatabaseWriter.autoBloomApplies(n, sorted.length)) {
-          blooms.add(new SegmentFile.Segment(KIND_BLOOM, i, BloomFilter.build(sorted), null));
+        if (bloom != null) {
+          blooms.add(new SegmentFile.Segment(KIND_BLOOM, i, bloom, null));
         }
       }
       SegmentFile.Segment payload = new Payloads().segment();
@@ -183,7 +188,7 @@ public final class PartitionUpdate {
 
     /** A filterable field's output content: values, postings grouped by rank, ranks by document. */
     record Postings(
-        byte[][] sorted, int[] prefix, int[] ids, int[] docRanks, boolean singleValued) {}
+        PackedValues values, int[] prefix, int[] ids, int[] docRanks, boolean singleValued) {}
 
     /**
      * A filterable field's output when the kept documents keep their base order: one pass over the
@@ -226,11 +231,18 @@ public final class PartitionUpdate {
       int[] prefix = new int[f.valueCount + freshSorted.length + 1];
       int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
       int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
+      // where the base's values start (relative to f.valueData); runs of kept ones are copied
+      // out of the file at once
+      int[] valueStarts = f.valueStarts();
+      int freshBytes = 0;
+      for (byte[] v : freshSorted) {
+        freshBytes += v.length;
+      }
       // the output values, in order: [0, distinct)
-      byte[][] sorted = new byte[f.valueCount + freshSorted.length][];
+      PackedValues values =
+          new PackedValues(
+              f.valueCount + freshSorted.length, valueStarts[f.valueCount] + freshBytes);
       int distinct = 0;
-      // the base's values, copied out of the file at once and sliced per value kept
-      byte[] baseValues = f.valueArea();
       // where each new value lies among the base values (a binary search per new value, so the
       // base values are not compared one by one): its base index, or -(insertion point) - 1
       int[] freshAt = new int[freshSorted.length];
@@ -242,18 +254,24 @@ public final class PartitionUpdate {
       int words = FileFormat.words(f.documents);
       // the tables walked value by value, copied out of the file at once
       int[] basePrefix = f.prefixTable();
-      int[] valueStarts = f.valueStarts();
       // with lists only (the usual case), every value's list follows the previous one: all ids
       // at once
       int[] allIds = f.allLists ? listIds(f, f.postings, basePrefix[f.valueCount]) : null;
+      // the kept base values [runFirst, runEnd) not yet appended to values
+      int runFirst = 0;
+      int runEnd = 0;
       for (int b = 0; b < f.valueCount; b++) {
         while (j < freshSorted.length && freshAt[j] < 0 && -freshAt[j] - 1 <= b) {
           // a value only new documents have
+          values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
+          runFirst = runEnd;
           at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
           if (freshToOut != null) {
             freshToOut[j] = distinct;
           }
-          sorted[distinct++] = freshSorted[j++];
+          values.append(freshSorted[j], 0, freshSorted[j].length);
+          j++;
+          distinct++;
           prefix[distinct] = at;
         }
         int mine = j < freshSorted.length && freshAt[j] == b ? j++ : -1;
@@ -293,16 +311,24 @@ public final class PartitionUpdate {
           if (baseToOut != null) {
             baseToOut[b] = distinct;
           }
-          sorted[distinct++] = Arrays.copyOfRange(baseValues, valueStarts[b], valueStarts[b + 1]);
+          if (runEnd != b) {
+            values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
+            runFirst = b;
+          }
+          runEnd = b + 1;
+          distinct++;
           prefix[distinct] = at;
         }
       }
+      values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
       while (j < freshSorted.length) {
         at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
         if (freshToOut != null) {
           freshToOut[j] = distinct;
         }
-        sorted[distinct++] = freshSorted[j++];
+        values.append(freshSorted[j], 0, freshSorted[j].length);
+        j++;
+        distinct++;
         prefix[distinct] = at;
       }
 
@@ -327,12 +353,7 @@ public final class PartitionUpdate {
               e >= 0 ? baseToOut[f.valueIndex(e)] : freshToOut[freshRanks[freshStart[e & ~ADDED]]];
         }
       }
-      return new Postings(
-          distinct == sorted.length ? sorted : Arrays.copyOf(sorted, distinct),
-          Arrays.copyOf(prefix, distinct + 1),
-          ids,
-          docRanks,
-          singleValued);
+      return new Postings(values, Arrays.copyOf(prefix, distinct + 1), ids, docRanks, singleValued);
     }
 
     /** Posting lists up to this long are read id by id, longer ones copied out in bulk. */
