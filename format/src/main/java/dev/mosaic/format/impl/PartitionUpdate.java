@@ -229,8 +229,9 @@ public final class PartitionUpdate {
       }
       int[] ids = new int[(int) capacity];
       int[] prefix = new int[f.valueCount + freshSorted.length + 1];
-      int[] baseToOut = field.role().isSortable() ? new int[f.valueCount] : null;
-      int[] freshToOut = field.role().isSortable() ? new int[freshSorted.length] : null;
+      // sortable: every document has one value, so it is in one output value's postings, which
+      // give its rank
+      int[] docRanks = field.role().isSortable() ? new int[n] : null;
       // where the base's values start (relative to f.valueData); runs of kept ones are copied
       // out of the file at once
       int[] valueStarts = f.valueStarts();
@@ -265,10 +266,9 @@ public final class PartitionUpdate {
           // a value only new documents have
           values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
           runFirst = runEnd;
+          int freshFrom = at;
           at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
-          if (freshToOut != null) {
-            freshToOut[j] = distinct;
-          }
+          rank(docRanks, ids, freshFrom, at, distinct);
           values.append(freshSorted[j], 0, freshSorted[j].length);
           j++;
           distinct++;
@@ -303,14 +303,9 @@ public final class PartitionUpdate {
         }
         if (mine >= 0) {
           at = mergeInto(ids, from, at, freshIds, freshPrefix[mine], freshPrefix[mine + 1]);
-          if (freshToOut != null) {
-            freshToOut[mine] = distinct;
-          }
         }
         if (at > from) {
-          if (baseToOut != null) {
-            baseToOut[b] = distinct;
-          }
+          rank(docRanks, ids, from, at, distinct);
           if (runEnd != b) {
             values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
             runFirst = b;
@@ -322,10 +317,9 @@ public final class PartitionUpdate {
       }
       values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
       while (j < freshSorted.length) {
+        int freshFrom = at;
         at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
-        if (freshToOut != null) {
-          freshToOut[j] = distinct;
-        }
+        rank(docRanks, ids, freshFrom, at, distinct);
         values.append(freshSorted[j], 0, freshSorted[j].length);
         j++;
         distinct++;
@@ -344,16 +338,19 @@ public final class PartitionUpdate {
           }
         }
       }
-      int[] docRanks = null;
-      if (baseToOut != null) {
-        docRanks = new int[n];
-        for (int p = 0; p < n; p++) {
-          int e = order[p];
-          docRanks[p] =
-              e >= 0 ? baseToOut[f.valueIndex(e)] : freshToOut[freshRanks[freshStart[e & ~ADDED]]];
+      return new Postings(values, Arrays.copyOf(prefix, distinct + 1), ids, docRanks, singleValued);
+    }
+
+    /**
+     * Sortable fields ({@code docRanks} not null): documents {@code ids[from, to)} get {@code
+     * rank}.
+     */
+    private static void rank(int[] docRanks, int[] ids, int from, int to, int rank) {
+      if (docRanks != null) {
+        for (int i = from; i < to; i++) {
+          docRanks[ids[i]] = rank;
         }
       }
-      return new Postings(values, Arrays.copyOf(prefix, distinct + 1), ids, docRanks, singleValued);
     }
 
     /** Posting lists up to this long are read id by id, longer ones copied out in bulk. */
