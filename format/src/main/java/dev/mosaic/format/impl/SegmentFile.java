@@ -166,6 +166,7 @@ final class SegmentFile {
 
     final WritableByteChannel channel;
     final ByteBuffer buffer;
+    private final java.lang.foreign.MemorySegment bufferSegment;
     final CRC32C crc = new CRC32C();
     long written;
     private boolean finished;
@@ -178,8 +179,11 @@ final class SegmentFile {
         spare.clear();
         buffer = spare;
       } else {
-        buffer = ByteBuffer.allocate(BUFFER_BYTES);
+        // direct: a channel writes it as it is, where a heap buffer is first copied into a
+        // temporary direct one
+        buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
       }
+      bufferSegment = java.lang.foreign.MemorySegment.ofBuffer(buffer);
     }
 
     void write(byte[] b, int off, int len) throws IOException {
@@ -202,13 +206,11 @@ final class SegmentFile {
       checkOpen();
       long len = src.byteSize();
       written += len;
-      byte[] array = buffer.array();
       for (long off = 0; off < len; ) {
         int n = (int) Math.min(len - off, buffer.remaining());
         int at = buffer.position();
-        java.lang.foreign.MemorySegment.copy(
-            src, java.lang.foreign.ValueLayout.JAVA_BYTE, off, array, at, n);
-        crc.update(array, at, n);
+        java.lang.foreign.MemorySegment.copy(src, off, bufferSegment, at, n);
+        crc.update(buffer.slice(at, n));
         buffer.position(at + n);
         off += n;
         if (!buffer.hasRemaining()) {
