@@ -88,7 +88,8 @@ final class BuildThroughput {
       long added = 0;
       for (int p = 0; p < partitions.size(); p++) {
         PartitionOffers po = partitions.get(p);
-        try (Database base = Database.open(base(p))) {
+        // confined, as the indexer node and the searchers open a change set's base
+        try (Database base = Database.openConfined(base(p))) {
           DatabaseUpdate update = DatabaseUpdate.on(base);
           for (int i = 0; i < po.offers().size(); i++) {
             if (!po.replaced()[i]) {

@@ -119,7 +119,8 @@ public final class MergeCpuRate {
     long carried = 0;
     for (int p = 0; p < partitions.size(); p++) {
       BuildThroughput.PartitionOffers po = partitions.get(p);
-      try (Database base = Database.open(files.resolve(p + ".mosaic"))) {
+      // confined, as the indexer node and the searchers open a change set's base
+      try (Database base = Database.openConfined(files.resolve(p + ".mosaic"))) {
         DatabaseUpdate update = DatabaseUpdate.on(base);
         for (int i = 0; i < po.offers().size(); i++) {
           if (!po.replaced()[i]) {
