@@ -38,14 +38,15 @@ import org.slf4j.LoggerFactory;
  * (upserts), plus a tombstone for every offer that disappeared or moved to another index partition.
  * Keys and routing follow {@link OfferKeys}.
  *
- * <p><b>Diff by fingerprint.</b> A snapshot is read offer by offer from its serialized bytes
- * ({@link SnapshotBytes}, {@link OfferBytes}): for each offer only its id, dedup key and a
- * fingerprint of its wire bytes (ignoring {@code partner_id} and {@code observed_at_millis}) are
- * taken, and compared with the previous snapshot's ({@link PartnerSnapshotState}). An unchanged
- * offer is never parsed into an object nor serialized again; a new or changed one is parsed,
- * checked and published as the bytes it came in (with the partner id and observation time added
- * when missing). {@link #publish(byte[])} and {@link #publish(Path)} take the bytes as they arrive;
- * {@link #publish(FeedSnapshot)} serializes the snapshot once first.
+ * <p><b>Diff by fingerprint.</b> A snapshot is read offer by offer from its serialized bytes, in
+ * one walk ({@link SnapshotBytes}, {@link OfferBytes}): for each offer only the hashes of its id
+ * and dedup key and a fingerprint of its wire bytes (ignoring {@code partner_id} and {@code
+ * observed_at_millis}) are taken ({@link OfferDigests}), and compared with the previous snapshot's
+ * ({@link PartnerSnapshotState}). An unchanged offer is never parsed into an object, serialized or
+ * even read again; a new or changed one is read again, parsed, checked and published as the bytes
+ * it came in (with the partner id and observation time added when missing). {@link
+ * #publish(byte[])} and {@link #publish(Path)} take the bytes as they arrive; {@link
+ * #publish(FeedSnapshot)} serializes the snapshot once first.
  *
  * <p><b>Checks.</b> Every offer needs an offer id, a dedup key, the snapshot's partner (or none),
  * and a unique offer id in the snapshot; a new or changed offer must also be within {@link
@@ -382,21 +383,18 @@ public final class FeedLoader implements AutoCloseable {
     }
 
     void run() {
-      OfferBytes offer = offerReaders.get();
-      byte[] bytes = snapshot.bytes();
+      OfferDigests digests = snapshot.digests();
+      boolean referenceIsPartner = digests.referenceEquals(partnerUtf8);
       for (int i = 0; i < snapshot.offerCount(); i++) {
-        int start = snapshot.offerStart(i);
-        int length = snapshot.offerLength(i);
-        try {
-          offer.read(bytes, start, length);
-        } catch (WireReader.MalformedWireException e) {
-          reject(
-              null,
-              Arrays.copyOfRange(bytes, start, start + length),
-              "offer " + i + " of " + source + " is not a mosaic.feed.v1.Offer: " + e.getMessage());
-          continue;
+        if (digests.identityPasses(i, referenceIsPartner)) {
+          diffOne(
+              i,
+              digests.offerIdHash(i),
+              digests.fingerprint(i),
+              OfferKeys.indexPartitionOfHash(digests.dedupKeyHash(i), config.partitions()));
+        } else {
+          checkThenDiff(i);
         }
-        diffOne(offer);
       }
       if (previousKept < prev.size()) {
         prev.forEach(
@@ -428,17 +426,48 @@ public final class FeedLoader implements AutoCloseable {
       queued.clear();
     }
 
-    private void diffOne(OfferBytes offer) {
+    /**
+     * An offer whose digest cannot vouch for its identity: read again, refused with the precise
+     * reason when it is not an offer or its identity is unusable, else diffed.
+     */
+    private void checkThenDiff(int i) {
+      OfferBytes offer = offerReaders.get();
+      int start = snapshot.offerStart(i);
+      int length = snapshot.offerLength(i);
+      try {
+        offer.read(snapshot.bytes(), start, length);
+      } catch (WireReader.MalformedWireException e) {
+        reject(
+            null,
+            Arrays.copyOfRange(snapshot.bytes(), start, start + length),
+            "offer " + i + " of " + source + " is not a mosaic.feed.v1.Offer: " + e.getMessage());
+        return;
+      }
       String reason = checkIdentity(offer);
       if (reason != null) {
         reject(offer, null, reason);
         return;
       }
-      long offerHash = offer.offerIdHash();
-      int partition = offer.indexPartition(config.partitions());
-      long entry = PartnerSnapshotState.entry(offer.fingerprint(), partition);
+      diffOne(
+          i, offer.offerIdHash(), offer.fingerprint(), offer.indexPartition(config.partitions()));
+    }
+
+    /** Offer {@code i} read again: it was read once already, so its bytes are an offer. */
+    private OfferBytes reread(int i) {
+      return offerReaders
+          .get()
+          .read(snapshot.bytes(), snapshot.offerStart(i), snapshot.offerLength(i));
+    }
+
+    /**
+     * Diffs offer {@code i}, whose identity passed the checks, by its digest; its bytes are read
+     * again only when it is a duplicate, new or changed.
+     */
+    private void diffOne(int i, long offerHash, long fingerprint, int partition) {
+      long entry = PartnerSnapshotState.entry(fingerprint, partition);
       // One probe of the next state both claims the offer id and finds a duplicate.
       if (!next.putIfAbsent(offerHash, entry)) {
+        OfferBytes offer = reread(i);
         reject(
             offer,
             null,
@@ -456,7 +485,8 @@ public final class FeedLoader implements AutoCloseable {
         previousKept++;
         return;
       }
-      reason = checkContent(offer);
+      OfferBytes offer = reread(i);
+      String reason = checkContent(offer);
       if (reason != null) {
         next.remove(offerHash); // absent from the snapshot: a later offer with its id may take it
         reject(offer, null, reason);

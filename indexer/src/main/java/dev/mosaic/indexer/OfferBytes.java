@@ -152,8 +152,24 @@ final class OfferBytes {
 
   /** Whether the offer's partner id is exactly these UTF-8 bytes. */
   boolean partnerIdEquals(byte[] partnerUtf8) {
+    return partnerIdEquals(partnerUtf8, 0, partnerUtf8.length);
+  }
+
+  /**
+   * Whether the offer's partner id is exactly the UTF-8 bytes {@code other[from, from + count)}.
+   */
+  boolean partnerIdEquals(byte[] other, int from, int count) {
     return Arrays.equals(
-        buffer, partnerStart, partnerStart + partnerLength, partnerUtf8, 0, partnerUtf8.length);
+        buffer, partnerStart, partnerStart + partnerLength, other, from, from + count);
+  }
+
+  /** Where the partner id's bytes start in the buffer read. */
+  int partnerIdStart() {
+    return partnerStart;
+  }
+
+  int partnerIdLength() {
+    return partnerLength;
   }
 
   String partnerId() {
@@ -172,6 +188,11 @@ final class OfferBytes {
   /** {@link OfferKeys#indexPartition} of the dedup key, from its bytes. */
   int indexPartition(int partitions) {
     return OfferKeys.indexPartition(buffer, dedupKeyStart, dedupKeyLength, partitions);
+  }
+
+  /** {@link OfferKeys#hash(byte[], int, int)} of the dedup key's bytes. */
+  long dedupKeyHash() {
+    return OfferKeys.hash(buffer, dedupKeyStart, dedupKeyLength);
   }
 
   byte[] offerIdBytes() {

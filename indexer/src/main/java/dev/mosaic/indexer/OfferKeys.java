@@ -60,10 +60,20 @@ public final class OfferKeys {
     if (length == 0) {
       throw new IllegalArgumentException("dedup key must not be empty");
     }
+    return indexPartitionOfHash(XXHASH.hash(bytes, offset, length, 0L), partitions);
+  }
+
+  /**
+   * The index partition of a non-empty dedup key from its {@link #hash(byte[], int, int)}: the same
+   * value as {@link #indexPartition(byte[], int, int, int)} for its bytes.
+   *
+   * @throws IllegalArgumentException if {@code partitions < 1}
+   */
+  static int indexPartitionOfHash(long dedupKeyHash, int partitions) {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be >= 1, got " + partitions);
     }
-    return (int) Long.remainderUnsigned(XXHASH.hash(bytes, offset, length, 0L), partitions);
+    return (int) Long.remainderUnsigned(dedupKeyHash, partitions);
   }
 
   /**

@@ -6,8 +6,9 @@ import java.util.Arrays;
 
 /**
  * A serialized {@link FeedSnapshot} read field by field, without parsing its offers: the partner
- * id, the snapshot id, and where each offer's bytes sit. The offers are then read one by one with
- * {@link OfferBytes}, straight from the snapshot's bytes.
+ * id, the snapshot id, where each offer's bytes sit, and each offer's {@link OfferDigests digest}
+ * for the diff, taken with {@link OfferBytes} as the walk passes the offer (so the bytes are walked
+ * once, in order, rather than once to find the offers and again to read them).
  *
  * <p>Thread safety: immutable after {@link #read} (the byte array is shared, never written).
  */
@@ -22,6 +23,7 @@ final class SnapshotBytes {
   private final int[] offerStarts;
   private final int[] offerLengths;
   private final int offerCount;
+  private final OfferDigests digests;
 
   private SnapshotBytes(
       byte[] bytes,
@@ -29,13 +31,15 @@ final class SnapshotBytes {
       long snapshotId,
       int[] offerStarts,
       int[] offerLengths,
-      int offerCount) {
+      int offerCount,
+      OfferDigests digests) {
     this.bytes = bytes;
     this.partnerId = partnerId;
     this.snapshotId = snapshotId;
     this.offerStarts = offerStarts;
     this.offerLengths = offerLengths;
     this.offerCount = offerCount;
+    this.digests = digests;
   }
 
   /**
@@ -51,6 +55,8 @@ final class SnapshotBytes {
     int[] starts = new int[64];
     int[] lengths = new int[64];
     int n = 0;
+    OfferBytes offer = new OfferBytes();
+    OfferDigests digests = new OfferDigests(bytes);
     try {
       while (!in.atEnd()) {
         int tag = in.readTag();
@@ -65,10 +71,12 @@ final class SnapshotBytes {
           starts[n] = in.position();
           lengths[n] = length;
           n++;
+          digests.add(offer, in.position(), length);
           in.skipBytes(length);
         } else if (field == PARTNER_ID && type == WireReader.LENGTH_DELIMITED) {
           int length = in.readLength();
           partner = new String(bytes, in.position(), length, StandardCharsets.UTF_8);
+          digests.snapshotPartner(in.position(), length);
           in.skipBytes(length);
         } else if (field == SNAPSHOT_ID && type == WireReader.VARINT) {
           snapshotId = in.readVarint();
@@ -79,7 +87,7 @@ final class SnapshotBytes {
     } catch (WireReader.MalformedWireException e) {
       throw new IllegalArgumentException("not a mosaic.feed.v1.FeedSnapshot: " + e.getMessage(), e);
     }
-    return new SnapshotBytes(bytes, partner, snapshotId, starts, lengths, n);
+    return new SnapshotBytes(bytes, partner, snapshotId, starts, lengths, n, digests);
   }
 
   byte[] bytes() {
@@ -106,5 +114,10 @@ final class SnapshotBytes {
   /** How long offer {@code i}'s serialized bytes are. */
   int offerLength(int i) {
     return offerLengths[i];
+  }
+
+  /** The offers' digests, offer {@code i} at index {@code i}. */
+  OfferDigests digests() {
+    return digests;
   }
 }

@@ -5,6 +5,7 @@ import static dev.mosaic.indexer.KafkaTestSupport.readAll;
 import static dev.mosaic.indexer.KafkaTestSupport.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.CodedOutputStream;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.feed.CarOffer;
@@ -12,11 +13,13 @@ import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.FieldValue;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.embedded.EmbeddedKafka;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -243,5 +246,133 @@ class FeedLoaderTest {
   static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     var h = r.headers().lastHeader(name);
     return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
+  /** A snapshot's bytes written field by field: offers as given (raw bytes), partner id last. */
+  private static byte[] snapshotBytes(
+      String partner, long snapshotId, List<byte[]> offers, boolean partnerFirst) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+    if (partnerFirst) {
+      out.writeString(FeedSnapshot.PARTNER_ID_FIELD_NUMBER, partner);
+    }
+    out.writeInt64(FeedSnapshot.SNAPSHOT_ID_FIELD_NUMBER, snapshotId);
+    for (byte[] offer : offers) {
+      out.writeByteArray(FeedSnapshot.OFFERS_FIELD_NUMBER, offer);
+    }
+    if (!partnerFirst) {
+      out.writeString(FeedSnapshot.PARTNER_ID_FIELD_NUMBER, partner);
+    }
+    out.flush();
+    return bytes.toByteArray();
+  }
+
+  private static List<String> reasons(String topic, int count) throws Exception {
+    return readAll(kafka, topic + "-dlq", count).stream()
+        .map((ConsumerRecord<byte[], byte[]> r) -> header(r, OfferTopics.REASON_HEADER))
+        .toList();
+  }
+
+  @Test
+  void changedOffersThatAreMalformedAreRefusedPreciselyAndUnchangedOnesAreNotCheckedAgain()
+      throws Exception {
+    List<CarOffer> cars = cars(31, 6);
+    FeedSnapshot first = snapshot(cars, 1);
+    String partner = first.getPartnerId();
+    AtomicInteger payloadChecks = new AtomicInteger();
+    try (FeedLoader loader =
+        KafkaTestSupport.loaderOn(kafka, "digest-malformed", 16, 2)
+            .payloadCheck(
+                offer -> {
+                  payloadChecks.incrementAndGet();
+                  return null;
+                })
+            .build()
+            .start()) {
+      assertThat(loader.publish(first).upserts()).isEqualTo(6);
+      assertThat(payloadChecks).hasValue(6);
+
+      Offer wrongType =
+          first.getOffers(1).toBuilder()
+              .addFields(FieldValue.newBuilder().setName("year").setStringValue("2019"))
+              .build();
+      Offer repriced =
+          first.getOffers(5).toBuilder()
+              .setCar(first.getOffers(5).getCar().toBuilder().setPriceRub(123_456))
+              .build();
+      byte[] truncated = {(byte) 0x12, (byte) 0x05, 'x'}; // offer_id of 5 bytes, 1 there
+      byte[] second =
+          snapshotBytes(
+              partner,
+              2,
+              List.of(
+                  first.getOffers(0).toByteArray(),
+                  wrongType.toByteArray(),
+                  truncated,
+                  first.getOffers(3).toByteArray(),
+                  first.getOffers(4).toByteArray(),
+                  repriced.toByteArray()),
+              true);
+      FeedLoader.PublishResult r = loader.publish(second);
+
+      assertThat(r.unchanged()).isEqualTo(3);
+      assertThat(r.upserts()).isEqualTo(1);
+      assertThat(r.rejected()).isEqualTo(2);
+      assertThat(r.deletes()).isEqualTo(2); // the refused offers count as gone
+      assertThat(payloadChecks).hasValue(7); // only the repriced offer was checked again
+    }
+    assertThat(reasons("digest-malformed", 2))
+        .anySatisfy(
+            reason ->
+                assertThat(reason)
+                    .matches(
+                        "offer 2 of snapshot "
+                            + partner
+                            + "/2 is not a mosaic\\.feed\\.v1\\.Offer: length 5 at byte \\d+ runs"
+                            + " past the end \\(1 left\\)"))
+        .anySatisfy(
+            reason ->
+                assertThat(reason)
+                    .contains(cars.get(1).getOfferId())
+                    .contains("'year'")
+                    .contains("string_value"));
+  }
+
+  @Test
+  void offersNamingAnotherPartnerBeforeTheSnapshotNamesItsOwnAreCheckedOneByOne() throws Exception {
+    List<CarOffer> cars = cars(37, 4);
+    FeedSnapshot first = snapshot(cars, 1);
+    String partner = first.getPartnerId();
+    Offer stranger = first.getOffers(0).toBuilder().setPartnerId("partner-999").build();
+    try (FeedLoader loader =
+        KafkaTestSupport.loaderOn(kafka, "digest-partner-last", 16, 2).build().start()) {
+      assertThat(loader.publish(first).upserts()).isEqualTo(4);
+
+      FeedLoader.PublishResult r =
+          loader.publish(
+              snapshotBytes(
+                  partner,
+                  2,
+                  List.of(
+                      stranger.toByteArray(),
+                      first.getOffers(1).toByteArray(),
+                      first.getOffers(2).toByteArray(),
+                      first.getOffers(3).toByteArray()),
+                  false));
+
+      assertThat(r.rejected()).isEqualTo(1);
+      assertThat(r.unchanged()).isEqualTo(3);
+      assertThat(r.upserts()).isZero();
+      assertThat(r.deletes()).isEqualTo(1);
+    }
+    assertThat(reasons("digest-partner-last", 1))
+        .containsExactly(
+            "offer '"
+                + partner
+                + "/"
+                + cars.get(0).getOfferId()
+                + "' names partner 'partner-999' in a snapshot of '"
+                + partner
+                + "'");
   }
 }

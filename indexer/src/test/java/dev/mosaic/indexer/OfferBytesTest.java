@@ -133,6 +133,34 @@ class OfferBytesTest {
   }
 
   @Test
+  void snapshotDigestsAreWhatTheOfferReaderFindsInEachOffer() {
+    FeedSnapshot snapshot = KafkaTestSupport.snapshot(KafkaTestSupport.cars(19, 4), 3);
+    SnapshotBytes bytes = SnapshotBytes.read(snapshot.toByteArray());
+    OfferDigests digests = bytes.digests();
+    assertThat(digests.count()).isEqualTo(4);
+    assertThat(digests.referenceEquals(PARTNER)).isTrue();
+    for (int i = 0; i < 4; i++) {
+      OfferBytes offer =
+          new OfferBytes().read(bytes.bytes(), bytes.offerStart(i), bytes.offerLength(i));
+      assertThat(digests.identityPasses(i, true)).isTrue();
+      assertThat(digests.identityPasses(i, false)).isFalse(); // names a partner it cannot vouch for
+      assertThat(digests.fingerprint(i)).isEqualTo(offer.fingerprint());
+      assertThat(digests.offerIdHash(i)).isEqualTo(offer.offerIdHash());
+      assertThat(OfferKeys.indexPartitionOfHash(digests.dedupKeyHash(i), 1024))
+          .isEqualTo(offer.indexPartition(1024));
+    }
+  }
+
+  @Test
+  void anOfferThatIsNotWireFormatHasADigestThatVouchesForNothing() {
+    byte[] truncatedOffer = {(byte) 0x12, (byte) 0x05, 'x'};
+    OfferDigests digests = new OfferDigests(truncatedOffer);
+    digests.add(new OfferBytes(), 0, truncatedOffer.length);
+    assertThat(digests.count()).isEqualTo(1);
+    assertThat(digests.identityPasses(0, true)).isFalse();
+  }
+
+  @Test
   void truncatedBytesAreRefusedNamingThePosition() {
     byte[] whole = KafkaTestSupport.snapshot(KafkaTestSupport.cars(17, 2), 1).toByteArray();
     assertThatThrownBy(() -> SnapshotBytes.read(Arrays.copyOf(whole, whole.length - 3)))
