@@ -36,7 +36,12 @@ final class BloomFilter {
   }
 
   static long hash(byte[] value) {
-    return XXHASH.hash(value, 0, value.length, SEED);
+    return hash(value, 0, value.length);
+  }
+
+  /** The hash of the value {@code bytes[offset, offset + length)}. */
+  static long hash(byte[] bytes, int offset, int length) {
+    return XXHASH.hash(bytes, offset, length, SEED);
   }
 
   /** Bit count for {@code values} distinct values: a power of two, at least 64. */
@@ -60,7 +65,7 @@ final class BloomFilter {
     byte[] bytes = values.bytes();
     int[] starts = values.starts();
     for (int v = 0; v < values.count(); v++) {
-      add(words, XXHASH.hash(bytes, starts[v], starts[v + 1] - starts[v], SEED));
+      add(words, hash(bytes, starts[v], starts[v + 1] - starts[v]));
     }
     return segment(words);
   }

@@ -217,22 +217,11 @@ final class FieldReader {
     return bytes == 2 ? data.get(SHORT, at) & 0xFFFF : data.get(INT, at) & 0xFFFF_FFFFL;
   }
 
-  /**
-   * The bytes of every value at once (value {@code i} at {@code valueOffset(i) - valueData}, {@link
-   * #valueLength} bytes long): one copy out of the file where each value's own copy costs more.
-   */
-  byte[] valueArea() {
-    long end =
-        valueCount == 0 ? valueData : valueOffset(valueCount - 1) + valueLength(valueCount - 1);
-    return data.asSlice(valueData, end - valueData)
-        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-  }
-
   byte[] valueBytes(int index) {
     long off = valueOffset(index);
     int len = valueLength(index);
     byte[] b = new byte[len];
-    MemorySegment.copy(data, java.lang.foreign.ValueLayout.JAVA_BYTE, off, b, 0, len);
+    MemorySegment.copy(data, ValueLayout.JAVA_BYTE, off, b, 0, len);
     return b;
   }
 

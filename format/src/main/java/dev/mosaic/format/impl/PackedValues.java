@@ -41,10 +41,7 @@ final class PackedValues {
 
   /** Appends one value, {@code from[offset, offset + length)}. */
   void append(byte[] from, int offset, int length) {
-    int at = starts[count];
-    if (length > bytes.length - at) {
-      bytes = Arrays.copyOf(bytes, Math.max(at + length, bytes.length * 2));
-    }
+    int at = ensureRoom(length);
     System.arraycopy(from, offset, bytes, at, length);
     starts[++count] = at + length;
   }
@@ -58,17 +55,23 @@ final class PackedValues {
     if (end <= first) {
       return;
     }
-    int at = starts[count];
     int from = areaStarts[first];
     int length = areaStarts[end] - from;
-    if (length > bytes.length - at) {
-      bytes = Arrays.copyOf(bytes, Math.max(at + length, bytes.length * 2));
-    }
+    int at = ensureRoom(length);
     MemorySegment.copy(area, ValueLayout.JAVA_BYTE, areaBase + from, bytes, at, length);
     int shift = at - from;
     for (int v = first + 1; v <= end; v++) {
       starts[++count] = areaStarts[v] + shift;
     }
+  }
+
+  /** Grows the byte array to hold {@code length} more bytes; returns where they go. */
+  private int ensureRoom(int length) {
+    int at = starts[count];
+    if (length > bytes.length - at) {
+      bytes = Arrays.copyOf(bytes, Math.max(at + length, bytes.length * 2));
+    }
+    return at;
   }
 
   /** Number of values. */

@@ -4,6 +4,7 @@ import static dev.mosaic.format.impl.FileFormat.*;
 
 import dev.mosaic.format.Schema;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.util.List;
@@ -166,7 +167,7 @@ final class SegmentFile {
 
     final WritableByteChannel channel;
     final ByteBuffer buffer;
-    private final java.lang.foreign.MemorySegment bufferSegment;
+    private final MemorySegment bufferSegment;
     final CRC32C crc = new CRC32C();
     long written;
     private boolean finished;
@@ -183,7 +184,7 @@ final class SegmentFile {
         // temporary direct one
         buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
       }
-      bufferSegment = java.lang.foreign.MemorySegment.ofBuffer(buffer);
+      bufferSegment = MemorySegment.ofBuffer(buffer);
     }
 
     void write(byte[] b, int off, int len) throws IOException {
@@ -202,14 +203,14 @@ final class SegmentFile {
     }
 
     /** Writes bytes of a memory segment (a mapped input, for instance). */
-    void write(java.lang.foreign.MemorySegment src) throws IOException {
+    void write(MemorySegment src) throws IOException {
       checkOpen();
       long len = src.byteSize();
       written += len;
       for (long off = 0; off < len; ) {
         int n = (int) Math.min(len - off, buffer.remaining());
         int at = buffer.position();
-        java.lang.foreign.MemorySegment.copy(src, off, bufferSegment, at, n);
+        MemorySegment.copy(src, off, bufferSegment, at, n);
         crc.update(buffer.slice(at, n));
         buffer.position(at + n);
         off += n;
