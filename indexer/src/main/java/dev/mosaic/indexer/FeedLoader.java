@@ -1,21 +1,17 @@
 package dev.mosaic.indexer;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.FeedSnapshot;
-import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.schema.PayloadCheck;
 import dev.mosaic.format.Schema;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,17 +38,18 @@ import org.slf4j.LoggerFactory;
  * one walk ({@link SnapshotBytes}, {@link OfferBytes}): for each offer only the hashes of its id
  * and dedup key and a fingerprint of its wire bytes (ignoring {@code partner_id} and {@code
  * observed_at_millis}) are taken ({@link OfferDigests}), and compared with the previous snapshot's
- * ({@link PartnerSnapshotState}). An unchanged offer is never parsed into an object, serialized or
- * even read again; a new or changed one is read again, parsed, checked and published as the bytes
- * it came in (with the partner id and observation time added when missing). {@link
- * #publish(byte[])} and {@link #publish(Path)} take the bytes as they arrive; {@link
+ * ({@link PartnerSnapshotState}) by a {@link SnapshotDiff}. An unchanged offer is never parsed into
+ * an object, serialized or even read again; a new or changed one is read again, parsed, checked and
+ * published as the bytes it came in (with the partner id and observation time added when missing).
+ * {@link #publish(byte[])} and {@link #publish(Path)} take the bytes as they arrive; {@link
  * #publish(FeedSnapshot)} serializes the snapshot once first.
  *
- * <p><b>Checks.</b> Every offer needs an offer id, a dedup key, the snapshot's partner (or none),
- * and a unique offer id in the snapshot; a new or changed offer must also be within {@link
- * FeedMessageLimits}, map to a document of the schema ({@link OfferDocuments}) and pass the {@link
- * Builder#payloadCheck payload check} (the index's Protobuf descriptor). An offer failing a check
- * goes to the dead-letter topic with the reason and counts as absent from the snapshot.
+ * <p><b>Checks</b> ({@link OfferChecks}). Every offer needs an offer id, a dedup key, the
+ * snapshot's partner (or none), and a unique offer id in the snapshot; a new or changed offer must
+ * also be within {@link FeedMessageLimits}, map to a document of the schema ({@link
+ * OfferDocuments}) and pass the {@link Builder#payloadCheck payload check} (the index's Protobuf
+ * descriptor). An offer failing a check goes to the dead-letter topic with the reason and counts as
+ * absent from the snapshot.
  *
  * <p><b>State.</b> With a {@link Builder#stateDir state directory}, each partner's state is written
  * durably ({@link PartnerStateFiles}) once the snapshot is acknowledged by Kafka, then becomes the
@@ -87,6 +84,7 @@ public final class FeedLoader implements AutoCloseable {
   private final Map<String, Object> partnerLocks = new ConcurrentHashMap<>();
   private final Map<String, PartnerSnapshotState> previous = new ConcurrentHashMap<>();
   private final PartnerStateFiles stateFiles;
+  private final OfferChecks checks;
   private final ThreadLocal<OfferBytes> offerReaders = ThreadLocal.withInitial(OfferBytes::new);
   private final Counter upserts;
   private final Counter deletes;
@@ -100,6 +98,7 @@ public final class FeedLoader implements AutoCloseable {
   private FeedLoader(Config config) {
     this.config = config;
     this.stateFiles = config.stateDir() == null ? null : new PartnerStateFiles(config.stateDir());
+    this.checks = new OfferChecks(config.schema(), config.limits(), config.payloadCheck());
     MeterRegistry registry = config.meterRegistry();
     this.upserts = Counter.builder("mosaic.feedloader.upserts").register(registry);
     this.deletes = Counter.builder("mosaic.feedloader.deletes").register(registry);
@@ -296,15 +295,27 @@ public final class FeedLoader implements AutoCloseable {
         deleteCount++;
       }
     }
-    SnapshotDiff diff = new SnapshotDiff(partner, snapshot, prev, pending, batch);
+    BurstSends sends = new BurstSends(partner, pending, batch);
+    SnapshotDiff diff =
+        new SnapshotDiff(
+            partner,
+            snapshot,
+            prev,
+            config.partitions(),
+            checks,
+            offerReaders.get(),
+            config.clock().millis(),
+            sends,
+            this::refuse);
     diff.run();
+    sends.flush();
     long diffed = System.nanoTime();
-    deleteCount += diff.deletes;
+    deleteCount += diff.deletes();
     // The new state goes to disk while Kafka acknowledges; it replaces the old one only after.
     PartnerStateFiles.Staged staged = null;
     Exception failure;
     try {
-      staged = stateFiles == null ? null : stateFiles.stage(partner, diff.next);
+      staged = stateFiles == null ? null : stateFiles.stage(partner, diff.next());
     } finally {
       failure = pending.await();
     }
@@ -315,24 +326,24 @@ public final class FeedLoader implements AutoCloseable {
       }
       throw new IOException(
           "publishing "
-              + diff.source
+              + diff.source()
               + " failed; the previous snapshot stays the base of the next diff",
           failure);
     }
     if (staged != null) {
       staged.commit();
     }
-    previous.put(partner, diff.next);
-    upserts.increment(diff.upserts);
+    previous.put(partner, diff.next());
+    upserts.increment(diff.upserts());
     deletes.increment(deleteCount);
     PublishResult result =
         new PublishResult(
             partner,
             snapshot.snapshotId(),
-            diff.upserts,
+            diff.upserts(),
             deleteCount,
-            diff.unchanged,
-            diff.rejected,
+            diff.unchanged(),
+            diff.rejected(),
             (System.nanoTime() - began) / 1_000_000,
             (diffed - began) / 1_000_000,
             (acknowledged - began) / 1_000_000);
@@ -341,226 +352,45 @@ public final class FeedLoader implements AutoCloseable {
   }
 
   /**
-   * One snapshot's diff against the previous state: sends upserts and tombstones as it goes and
-   * builds the next state. Confined to the publishing thread.
+   * A diff's changes on their way to the producer: queued and handed over in bursts ({@value
+   * #SEND_BURST}) rather than one by one between offers, so the producer fills fewer, fuller
+   * batches per Kafka partition. Confined to the publishing thread.
    */
-  private final class SnapshotDiff {
-    final String partner;
-    final byte[] partnerUtf8;
-    final SnapshotBytes snapshot;
-    final PartnerSnapshotState prev;
-    final PartnerSnapshotState next;
-    final PendingSends pending;
-    final FeedBatch batch;
-    final String source;
-    final long now = config.clock().millis();
-    final List<ProducerRecord<byte[], byte[]>> queued = new ArrayList<>();
-    int upserts;
-    int deletes;
-    int unchanged;
-    int rejected;
+  private final class BurstSends implements SnapshotDiff.Changes {
+    private final String partner;
+    private final PendingSends pending;
+    private final FeedBatch batch;
+    private final List<ProducerRecord<byte[], byte[]>> queued = new ArrayList<>();
 
-    /**
-     * Offers of the previous state that are in the next one: when that is all of them, nothing
-     * disappeared and the previous state need not be walked for tombstones.
-     */
-    int previousKept;
-
-    SnapshotDiff(
-        String partner,
-        SnapshotBytes snapshot,
-        PartnerSnapshotState prev,
-        PendingSends pending,
-        FeedBatch batch) {
+    BurstSends(String partner, PendingSends pending, FeedBatch batch) {
       this.partner = partner;
-      this.partnerUtf8 = partner.getBytes(StandardCharsets.UTF_8);
-      this.snapshot = snapshot;
-      this.prev = prev;
-      this.next = new PartnerSnapshotState(snapshot.offerCount());
       this.pending = pending;
       this.batch = batch;
-      this.source = "snapshot " + partner + "/" + snapshot.snapshotId();
     }
 
-    void run() {
-      OfferDigests digests = snapshot.digests();
-      boolean referenceIsPartner = digests.referenceEquals(partnerUtf8);
-      for (int i = 0; i < snapshot.offerCount(); i++) {
-        if (digests.identityPasses(i, referenceIsPartner)) {
-          diffOne(
-              i,
-              digests.offerIdHash(i),
-              digests.fingerprint(i),
-              OfferKeys.indexPartitionOfHash(digests.dedupKeyHash(i), config.partitions()));
-        } else {
-          checkThenDiff(i);
-        }
-      }
-      if (previousKept < prev.size()) {
-        prev.forEach(
-            (offerHash, entry) -> {
-              if (!next.contains(offerHash)) {
-                queue(PartnerSnapshotState.partitionOf(entry), offerHash, null);
-                deletes++;
-              }
-            });
-      }
-      flush();
+    @Override
+    public void upsert(int indexPartition, long offerHash, byte[] value) {
+      queue(record(batch, indexPartition, partner, offerHash, value));
     }
 
-    /**
-     * Queues a change; they go to the producer in bursts ({@value #SEND_BURST}) rather than one by
-     * one between offers, so the producer fills fewer, fuller batches per Kafka partition.
-     */
-    private void queue(int indexPartition, long offerHash, byte[] value) {
-      queued.add(record(batch, indexPartition, partner, offerHash, value));
+    @Override
+    public void tombstone(int indexPartition, long offerHash) {
+      queue(record(batch, indexPartition, partner, offerHash, null));
+    }
+
+    private void queue(ProducerRecord<byte[], byte[]> record) {
+      queued.add(record);
       if (queued.size() >= SEND_BURST) {
         flush();
       }
     }
 
-    private void flush() {
+    /** Hands every queued change to the producer. */
+    void flush() {
       for (ProducerRecord<byte[], byte[]> r : queued) {
         dispatch(pending, r);
       }
       queued.clear();
-    }
-
-    /**
-     * An offer whose digest cannot vouch for its identity: read again, refused with the precise
-     * reason when it is not an offer or its identity is unusable, else diffed.
-     */
-    private void checkThenDiff(int i) {
-      OfferBytes offer = offerReaders.get();
-      int start = snapshot.offerStart(i);
-      int length = snapshot.offerLength(i);
-      try {
-        offer.read(snapshot.bytes(), start, length);
-      } catch (WireReader.MalformedWireException e) {
-        reject(
-            null,
-            Arrays.copyOfRange(snapshot.bytes(), start, start + length),
-            "offer " + i + " of " + source + " is not a mosaic.feed.v1.Offer: " + e.getMessage());
-        return;
-      }
-      String reason = checkIdentity(offer);
-      if (reason != null) {
-        reject(offer, null, reason);
-        return;
-      }
-      diffOne(
-          i, offer.offerIdHash(), offer.fingerprint(), offer.indexPartition(config.partitions()));
-    }
-
-    /** Offer {@code i} read again: it was read once already, so its bytes are an offer. */
-    private OfferBytes reread(int i) {
-      return offerReaders
-          .get()
-          .read(snapshot.bytes(), snapshot.offerStart(i), snapshot.offerLength(i));
-    }
-
-    /**
-     * Diffs offer {@code i}, whose identity passed the checks, by its digest; its bytes are read
-     * again only when it is a duplicate, new or changed.
-     */
-    private void diffOne(int i, long offerHash, long fingerprint, int partition) {
-      long entry = PartnerSnapshotState.entry(fingerprint, partition);
-      // One probe of the next state both claims the offer id and finds a duplicate.
-      if (!next.putIfAbsent(offerHash, entry)) {
-        OfferBytes offer = reread(i);
-        reject(
-            offer,
-            null,
-            "offer '"
-                + partner
-                + "/"
-                + offer.offerId()
-                + "' appears twice in the snapshot; the first one is kept");
-        return;
-      }
-      long previousEntry = prev.entry(offerHash);
-      if (previousEntry == entry) {
-        // Unchanged offers passed every check when they were first published.
-        unchanged++;
-        previousKept++;
-        return;
-      }
-      OfferBytes offer = reread(i);
-      String reason = checkContent(offer);
-      if (reason != null) {
-        next.remove(offerHash); // absent from the snapshot: a later offer with its id may take it
-        reject(offer, null, reason);
-        return;
-      }
-      int before = -1;
-      if (previousEntry != PartnerSnapshotState.ABSENT) {
-        previousKept++;
-        before = PartnerSnapshotState.partitionOf(previousEntry);
-      }
-      if (before >= 0 && before != partition) {
-        queue(before, offerHash, null);
-        deletes++;
-      }
-      queue(partition, offerHash, offer.publishedValue(partnerUtf8, now));
-      upserts++;
-    }
-
-    /** The reason an offer's identity is unusable, or null when it is fine. */
-    private String checkIdentity(OfferBytes offer) {
-      if (!offer.hasOfferId()) {
-        return "offer of partner '" + partner + "' has no offer_id";
-      }
-      if (offer.hasPartnerId() && !offer.partnerIdEquals(partnerUtf8)) {
-        return "offer '"
-            + partner
-            + "/"
-            + offer.offerId()
-            + "' names partner '"
-            + offer.partnerId()
-            + "' in a snapshot of '"
-            + partner
-            + "'";
-      }
-      if (!offer.hasDedupKey()) {
-        return "offer '" + partner + "/" + offer.offerId() + "' has no dedup_key";
-      }
-      return null;
-    }
-
-    /** Why a new or changed offer cannot be published, or null: limits, parsing, the schema. */
-    private String checkContent(OfferBytes offer) {
-      String tooBig = config.limits().checkSize(offer.length());
-      if (tooBig != null) {
-        return "offer '" + partner + "/" + offer.offerId() + "': " + tooBig;
-      }
-      Offer parsed;
-      try {
-        parsed = offer.parse();
-      } catch (InvalidProtocolBufferException e) {
-        return "offer '"
-            + partner
-            + "/"
-            + offer.offerId()
-            + "' is not a mosaic.feed.v1.Offer: "
-            + e.getMessage();
-      }
-      String reason = config.limits().check(parsed);
-      if (reason != null) {
-        return reason;
-      }
-      try {
-        OfferDocuments.toDocument(config.schema(), parsed);
-      } catch (IllegalArgumentException e) {
-        return e.getMessage();
-      }
-      return config.payloadCheck().problem(parsed);
-    }
-
-    private void reject(OfferBytes offer, byte[] value, String reason) {
-      rejected++;
-      FeedLoader.this.rejected.increment();
-      byte[] key = offer == null || !offer.hasOfferId() ? null : offer.offerIdBytes();
-      deadLetters.publish(key, offer == null ? value : offer.copy(), source, reason);
     }
   }
 
@@ -597,6 +427,12 @@ public final class FeedLoader implements AutoCloseable {
       pending.cancel();
       throw e;
     }
+  }
+
+  /** An offer refused by a diff: counted and dead-lettered. */
+  private void refuse(byte[] key, byte[] value, String source, String reason) {
+    rejected.increment();
+    deadLetters.publish(key, value, source, reason);
   }
 
   /** A partner's previous state and the stale keys found while rebuilding it. */
