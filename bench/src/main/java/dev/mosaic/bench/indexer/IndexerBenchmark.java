@@ -92,6 +92,20 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
           "partitions the one-core build rates are measured on, the first ones (default: all)")
   int ratePartitions = Integer.MAX_VALUE;
 
+  @Option(
+      names = "--warmup-cycles",
+      description =
+          "feed cycles run before the measured ones; the first runs just after start-up, on code"
+              + " the JIT has not yet compiled for it (default ${DEFAULT-VALUE})")
+  int warmupCycles = 2;
+
+  @Option(
+      names = "--cycles",
+      description =
+          "measured feed cycles; diff and snapshot to files are their medians (default"
+              + " ${DEFAULT-VALUE})")
+  int cycles = 3;
+
   @Option(names = "--seed", description = "generator seed (default ${DEFAULT-VALUE})")
   long seed = 1;
 
@@ -180,71 +194,34 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               (double) node.stateBytes() / node.offerCount(),
               (double) node.rawOfferBytes() / node.offerCount());
 
-          // 3. The cycle: the changed partners' snapshots arrive as bytes.
-          List<byte[]> arriving =
-              serialized(
-                  CarOffers.snapshotsByPartner(next, 2, now()).stream()
-                      .filter(s -> cycle.changedPartners().contains(s.getPartnerId()))
-                      .toList());
-          long filesBefore = node.files();
-          node.mark();
-          long t0 = System.nanoTime();
-          Published published = publishAll(loader, arriving);
-          long allReturnedMs = ms(t0);
-          long diffMs = Math.max(0, (published.lastAcknowledgedNanos() - t0) / 1_000_000);
-          node.awaitQuiet(Duration.ofMinutes(10));
-          long rebuilt = 0;
-          long rebuildsOfChanged = 0;
-          long last = t0;
-          long first = Long.MAX_VALUE;
-          for (int p : cycle.changedPartitions()) {
-            AtomicInteger n = node.rebuildsSinceMark().get(p);
-            if (n != null) {
-              rebuilt++;
-              rebuildsOfChanged += n.get();
-              last = Math.max(last, node.lastFileNanos(p));
-              first = Math.min(first, node.lastFileNanos(p));
+          // 3. The cycles: the changed partners' snapshots arrive as bytes.
+          List<CycleFigures> measuredCycles = new ArrayList<>();
+          List<CarOffer> current = cars;
+          List<CarOffer> following = next;
+          Cycle thisCycle = cycle;
+          boolean allRebuilt = true;
+          for (int c = 1; c <= warmupCycles + cycles; c++) {
+            if (c > 1) {
+              following = generator.mutate(current, changed, 0, 0);
+              thisCycle = Cycle.of(current, following, partitions);
             }
+            boolean warmup = c <= warmupCycles;
+            CycleFigures figures = runCycle(loader, node, thisCycle, following, c + 1, c, warmup);
+            allRebuilt &= figures.rebuilt() == thisCycle.changedPartitions().size();
+            if (!warmup) {
+              measuredCycles.add(figures);
+            }
+            current = following;
           }
-          long rebuildsOfOthers =
-              node.rebuildsSinceMark().entrySet().stream()
-                  .filter(e -> !cycle.changedPartitions().contains(e.getKey()))
-                  .mapToLong(e -> e.getValue().get())
-                  .sum();
-          long snapshotToFilesMs = (last - t0) / 1_000_000;
+          long diffMs = median(measuredCycles.stream().mapToLong(CycleFigures::diffMs).toArray());
+          long snapshotToFilesMs =
+              median(measuredCycles.stream().mapToLong(CycleFigures::snapshotToFilesMs).toArray());
           double rebuildsPerChanged =
-              cycle.changedPartitions().isEmpty()
-                  ? 0
-                  : (double) rebuildsOfChanged / cycle.changedPartitions().size();
+              measuredCycles.stream().mapToDouble(CycleFigures::rebuildsPerChanged).max().orElse(0);
           log(
-              "diff: %,d snapshots (%,d bytes) in, %,d upserts and %,d tombstones acknowledged"
-                  + " %,d ms after they arrived, every state file written after %,d ms (%d"
-                  + " threads; summed over partners: diff and sends %,d ms, waiting for acks %,d"
-                  + " ms, state files %,d ms)",
-              arriving.size(),
-              arriving.stream().mapToLong(b -> b.length).sum(),
-              published.upserts(),
-              published.deletes(),
-              diffMs,
-              allReturnedMs,
-              publishThreads,
-              published.diffMillis(),
-              published.ackWaitMillis(),
-              published.stateMillis());
-          log(
-              "snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
-                  + " partitions); last file %,d ms after the snapshots arrived (first file"
-                  + " %,d ms after: the diff and the batch's end markers come before it, the"
-                  + " rebuilds of the cycle's partitions after it; debounce %,d ms, the"
-                  + " fallback)",
-              rebuilt,
-              cycle.changedPartitions().size(),
-              node.files() - filesBefore,
-              rebuildsOfOthers,
-              snapshotToFilesMs,
-              first == Long.MAX_VALUE ? 0 : (first - t0) / 1_000_000,
-              debounceMillis);
-          log("node rebuild timer: %s", node.rebuildTimer());
+              "cycles: %d warm-up, %d measured; medians of the measured: diff %,d ms, snapshot to"
+                  + " files %,d ms; most rebuilds per changed partition %.2f",
+              warmupCycles, cycles, diffMs, snapshotToFilesMs, rebuildsPerChanged);
           System.out.printf(
               "RESULT indexer docs_per_s=%.0f merge_docs_per_s=%.0f state_bytes_per_offer=%.0f"
                   + " raw_bytes_per_offer=%.0f diff_ms=%d snapshot_to_files_ms=%d"
@@ -257,16 +234,115 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               snapshotToFilesMs,
               rebuildsPerChanged);
           log("machine: %d cores, %s", cores, System.getProperty("java.vm.version"));
-          if (rebuilt < cycle.changedPartitions().size()) {
-            System.err.printf(
-                "FAILED: only %d of %d changed partitions were rebuilt%n",
-                rebuilt, cycle.changedPartitions().size());
+          if (!allRebuilt) {
+            System.err.println("FAILED: a cycle did not rebuild every changed partition (above)");
             return 1;
           }
         }
       }
     }
     return 0;
+  }
+
+  /** One cycle's figures. */
+  private record CycleFigures(
+      long diffMs, long snapshotToFilesMs, long rebuilt, double rebuildsPerChanged) {}
+
+  /**
+   * One feed cycle: the changed partners' snapshots (numbered {@code snapshotId}) arrive at the
+   * loader as one batch; measures the diff, the time to the last changed partition's file and the
+   * rebuilds per changed partition, and logs them.
+   */
+  private CycleFigures runCycle(
+      FeedLoader loader,
+      NodeUnderTest node,
+      Cycle cycle,
+      List<CarOffer> next,
+      long snapshotId,
+      int number,
+      boolean warmup)
+      throws Exception {
+    String name = "cycle " + number + (warmup ? " (warm-up)" : "");
+    List<byte[]> arriving =
+        serialized(
+            CarOffers.snapshotsByPartner(next, snapshotId, now()).stream()
+                .filter(s -> cycle.changedPartners().contains(s.getPartnerId()))
+                .toList());
+    long filesBefore = node.files();
+    node.mark();
+    long t0 = System.nanoTime();
+    Published published = publishAll(loader, arriving);
+    long allReturnedMs = ms(t0);
+    long diffMs = Math.max(0, (published.lastAcknowledgedNanos() - t0) / 1_000_000);
+    node.awaitQuiet(Duration.ofMinutes(10));
+    long rebuilt = 0;
+    long rebuildsOfChanged = 0;
+    long last = t0;
+    long first = Long.MAX_VALUE;
+    for (int p : cycle.changedPartitions()) {
+      AtomicInteger n = node.rebuildsSinceMark().get(p);
+      if (n != null) {
+        rebuilt++;
+        rebuildsOfChanged += n.get();
+        last = Math.max(last, node.lastFileNanos(p));
+        first = Math.min(first, node.lastFileNanos(p));
+      }
+    }
+    long rebuildsOfOthers =
+        node.rebuildsSinceMark().entrySet().stream()
+            .filter(e -> !cycle.changedPartitions().contains(e.getKey()))
+            .mapToLong(e -> e.getValue().get())
+            .sum();
+    long snapshotToFilesMs = (last - t0) / 1_000_000;
+    double rebuildsPerChanged =
+        cycle.changedPartitions().isEmpty()
+            ? 0
+            : (double) rebuildsOfChanged / cycle.changedPartitions().size();
+    log(
+        "%s: %,d offers changed (%,d partners, %,d partitions)",
+        name,
+        cycle.changedOffers(),
+        cycle.changedPartners().size(),
+        cycle.changedPartitions().size());
+    log(
+        "%s diff: %,d snapshots (%,d bytes) in, %,d upserts and %,d tombstones acknowledged %,d ms"
+            + " after they arrived, every state file written after %,d ms (%d threads; summed over"
+            + " partners: diff and sends %,d ms, waiting for acks %,d ms, state files %,d ms)",
+        name,
+        arriving.size(),
+        arriving.stream().mapToLong(b -> b.length).sum(),
+        published.upserts(),
+        published.deletes(),
+        diffMs,
+        allReturnedMs,
+        publishThreads,
+        published.diffMillis(),
+        published.ackWaitMillis(),
+        published.stateMillis());
+    log(
+        "%s snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
+            + " partitions); last file %,d ms after the snapshots arrived (first file %,d ms after:"
+            + " the diff and the batch's end markers come before it, the rebuilds of the cycle's"
+            + " partitions after it; debounce %,d ms, the fallback)",
+        name,
+        rebuilt,
+        cycle.changedPartitions().size(),
+        node.files() - filesBefore,
+        rebuildsOfOthers,
+        snapshotToFilesMs,
+        first == Long.MAX_VALUE ? 0 : (first - t0) / 1_000_000,
+        debounceMillis);
+    if (rebuilt < cycle.changedPartitions().size()) {
+      System.err.printf(
+          "FAILED: %s rebuilt only %d of %d changed partitions%n",
+          name, rebuilt, cycle.changedPartitions().size());
+    }
+    return new CycleFigures(diffMs, snapshotToFilesMs, rebuilt, rebuildsPerChanged);
+  }
+
+  private static long median(long[] values) {
+    java.util.Arrays.sort(values);
+    return values[values.length / 2];
   }
 
   /**
