@@ -119,6 +119,7 @@ final class PartitionRebuilder {
       long version = Math.max(lastVersion.get(p) + 1, config.clock().millis());
       PartitionFileId id = new PartitionFileId(current.version(), p, version);
       Path file = layout.file(id);
+      layout.createPartitionDir(id.schemaVersion(), id.partition());
       Path temp = PartitionLayout.tempFileFor(file);
       PartitionBuild.Result built;
       try (Database base = openBase(plan)) {
@@ -231,6 +232,7 @@ final class PartitionRebuilder {
       PartitionState s, PartitionState.Plan plan, Schema current, ManifestRecord held)
       throws Exception {
     Path file = layout.file(held.id());
+    layout.createPartitionDir(held.id().schemaVersion(), held.id().partition());
     PartitionBuild.Result built = PartitionBuild.write(plan, current, null, held.id(), file, true);
     FileDigest digest = FileDigest.of(file);
     if (digest.size() != held.size() || digest.crc32c() != held.crc32c()) {

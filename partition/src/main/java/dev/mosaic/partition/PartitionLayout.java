@@ -1,6 +1,7 @@
 package dev.mosaic.partition;
 
 import dev.mosaic.format.io.DurableFiles;
+import dev.mosaic.format.io.TopDirectoryFlag;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -48,6 +49,26 @@ public record PartitionLayout(Path root) {
   /** {@code <root>/v<schema>/<partition>}. */
   public Path partitionDir(int schemaVersion, int partition) {
     return schemaDir(schemaVersion).resolve(Integer.toString(partition));
+  }
+
+  /**
+   * Creates a partition's directory unless it exists, and its schema directory first when that is
+   * missing, flagged so that the file system spreads the partitions' directories (and so their
+   * files' inodes) over its allocation groups ({@link TopDirectoryFlag}; where that flag exists).
+   *
+   * @return the partition's directory
+   */
+  public Path createPartitionDir(int schemaVersion, int partition) throws IOException {
+    Path dir = partitionDir(schemaVersion, partition);
+    if (!Files.isDirectory(dir)) {
+      Path schemaDir = schemaDir(schemaVersion);
+      if (!Files.isDirectory(schemaDir)) {
+        DurableFiles.createDirectoriesIfMissing(schemaDir);
+        TopDirectoryFlag.trySet(schemaDir);
+      }
+      DurableFiles.createDirectoriesIfMissing(dir);
+    }
+    return dir;
   }
 
   /** {@code <root>/v<schema>/<partition>/<version>.mosaic}. */

@@ -2,6 +2,7 @@ package dev.mosaic.partition;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mosaic.format.io.TopDirectoryFlag;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -49,5 +50,18 @@ class PartitionLayoutTest {
       Files.writeString(dir.resolve(name), "x");
     }
     assertThat(layout.versions(1, 0)).containsExactly(9L, 10L);
+  }
+
+  @Test
+  void creatingAPartitionDirCreatesItsSchemaDirFlaggedToSpreadPartitionDirs() throws Exception {
+    PartitionLayout layout = new PartitionLayout(root.resolve("store"));
+    Path dir = layout.createPartitionDir(2, 9);
+    assertThat(dir).isEqualTo(layout.partitionDir(2, 9)).isDirectory();
+    assertThat(layout.createPartitionDir(2, 9)).isEqualTo(dir); // existing: nothing to do
+    // flagged where the file system has the flag (ext2/3/4 on Linux): probe a sibling
+    Path probe = Files.createDirectory(root.resolve("probe"));
+    if (TopDirectoryFlag.trySet(probe)) {
+      assertThat(TopDirectoryFlag.isSet(layout.schemaDir(2))).isTrue();
+    }
   }
 }

@@ -183,7 +183,6 @@ public final class PartitionStore implements ReceivingStore, Closeable {
               + maxFileBytes
               + " bytes (maxFileBytes)");
     }
-    Path dir = partitionDir(id.schemaVersion(), id.partition());
     synchronized (this) {
       rejectUnlessNewer(id);
       rejectUnlessRoomFor(id, size);
@@ -192,7 +191,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
       }
     }
     try {
-      DurableFiles.createDirectoriesIfMissing(dir);
+      layout.createPartitionDir(id.schemaVersion(), id.partition());
       Path temp = PartitionLayout.tempFileFor(layout.file(id));
       Files.createFile(temp);
       return new StagedPartitionFile(this, id, size, temp);
