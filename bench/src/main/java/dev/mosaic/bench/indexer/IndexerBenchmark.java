@@ -42,12 +42,13 @@ import picocli.CommandLine.Option;
  *   <li>state heap per offer: the heap retained by the node once it has restored every offer (GC'd
  *       heap after minus before, so consumer buffers count against it), against the mean serialized
  *       offer size;
- *   <li>the cycle: the changed partners' serialized snapshots (1% of the offers changed) arrive at
- *       the loader; the diff is the time until the loader has published (Kafka acknowledged) the
- *       last upsert or tombstone, snapshot to files the time until the last changed partition's
- *       file is written (the snapshots are one batch: the node rebuilds once the batch's end
- *       markers arrive; debounce 1 s as the fallback, all cores); rebuilds per changed partition
- *       count the node's files for those partitions.
+ *   <li>feed cycles ({@code --warmup-cycles} 2, then {@code --cycles} 3 measured, each changing 1%
+ *       of the offers again; the figures are the measured cycles' medians): the changed partners'
+ *       serialized snapshots arrive at the loader; the diff is the time until the loader has
+ *       published (Kafka acknowledged) the last upsert or tombstone, snapshot to files the time
+ *       until the last changed partition's file is written (the snapshots are one batch: the node
+ *       rebuilds once the batch's end markers arrive; debounce 1 s as the fallback, all cores);
+ *       rebuilds per changed partition count the node's files for those partitions.
  * </ol>
  *
  * Ends with {@code RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<>
@@ -270,11 +271,15 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
                 .toList());
     long filesBefore = node.files();
     node.mark();
+    var os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     Published published = publishAll(loader, arriving);
     long allReturnedMs = ms(t0);
     long diffMs = Math.max(0, (published.lastAcknowledgedNanos() - t0) / 1_000_000);
     node.awaitQuiet(Duration.ofMinutes(10));
+    long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
     long rebuilt = 0;
     long rebuildsOfChanged = 0;
     long last = t0;
@@ -323,7 +328,8 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
         "%s snapshot to files: %,d of %,d changed partitions rebuilt (%,d files, %,d of other"
             + " partitions); last file %,d ms after the snapshots arrived (first file %,d ms after:"
             + " the diff and the batch's end markers come before it, the rebuilds of the cycle's"
-            + " partitions after it; debounce %,d ms, the fallback)",
+            + " partitions after it; debounce %,d ms, the fallback); process CPU in the cycle"
+            + " (broker, loader and node) %,d ms",
         name,
         rebuilt,
         cycle.changedPartitions().size(),
@@ -331,7 +337,8 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
         rebuildsOfOthers,
         snapshotToFilesMs,
         first == Long.MAX_VALUE ? 0 : (first - t0) / 1_000_000,
-        debounceMillis);
+        debounceMillis,
+        cpuMs);
     if (rebuilt < cycle.changedPartitions().size()) {
       System.err.printf(
           "FAILED: %s rebuilt only %d of %d changed partitions%n",
