@@ -168,6 +168,7 @@ final class OfferBytes {
     return partnerStart;
   }
 
+  /** How many bytes the partner id has in the buffer read. */
   int partnerIdLength() {
     return partnerLength;
   }

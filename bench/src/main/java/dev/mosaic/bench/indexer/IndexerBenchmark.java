@@ -1,5 +1,6 @@
 package dev.mosaic.bench.indexer;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.mosaic.api.cars.CarOfferGenerator;
 import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -271,8 +273,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
                 .toList());
     long filesBefore = node.files();
     node.mark();
-    var os =
-        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long cpu0 = os.getProcessCpuTime();
     long t0 = System.nanoTime();
     Published published = publishAll(loader, arriving);
@@ -348,7 +349,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   }
 
   private static long median(long[] values) {
-    java.util.Arrays.sort(values);
+    Arrays.sort(values);
     return values[values.length / 2];
   }
 

@@ -80,6 +80,24 @@ public final class TopDirectoryFlag {
    *     has no such flag, or the directory cannot be opened)
    */
   public static boolean trySet(Path dir) {
+    return withFlags(dir, true);
+  }
+
+  /**
+   * Whether the directory carries the flag (false where flags cannot be read).
+   *
+   * @see #trySet
+   */
+  public static boolean isSet(Path dir) {
+    return withFlags(dir, false);
+  }
+
+  /**
+   * Opens the directory, reads its flags and, with {@code set}, adds the flag when it is missing.
+   *
+   * @return whether the directory carries the flag at the end
+   */
+  private static boolean withFlags(Path dir, boolean set) {
     if (CALLS == null) {
       return false;
     }
@@ -95,8 +113,8 @@ public final class TopDirectoryFlag {
           return false;
         }
         int current = flags.get(ValueLayout.JAVA_INT, 0);
-        if ((current & FS_TOPDIR_FL) != 0) {
-          return true;
+        if ((current & FS_TOPDIR_FL) != 0 || !set) {
+          return (current & FS_TOPDIR_FL) != 0;
         }
         flags.set(ValueLayout.JAVA_INT, 0, current | FS_TOPDIR_FL);
         return (int) CALLS.ioctl().invokeExact(fd, FS_IOC_SETFLAGS, flags) == 0;
@@ -105,32 +123,6 @@ public final class TopDirectoryFlag {
       }
     } catch (Throwable t) {
       return false; // a hint: the tree works without it
-    }
-  }
-
-  /**
-   * Whether the directory carries the flag (false where flags cannot be read).
-   *
-   * @see #trySet
-   */
-  public static boolean isSet(Path dir) {
-    if (CALLS == null) {
-      return false;
-    }
-    try (Arena arena = Arena.ofConfined()) {
-      int fd = (int) CALLS.open().invokeExact(arena.allocateFrom(dir.toString()), 0);
-      if (fd < 0) {
-        return false;
-      }
-      try {
-        MemorySegment flags = arena.allocate(ValueLayout.JAVA_LONG);
-        return (int) CALLS.ioctl().invokeExact(fd, FS_IOC_GETFLAGS, flags) == 0
-            && (flags.get(ValueLayout.JAVA_INT, 0) & FS_TOPDIR_FL) != 0;
-      } finally {
-        int ignored = (int) CALLS.close().invokeExact(fd);
-      }
-    } catch (Throwable t) {
-      return false;
     }
   }
 }
