@@ -9,7 +9,8 @@
 #   RESULT indexer docs_per_s=<> merge_docs_per_s=<> state_bytes_per_offer=<> raw_bytes_per_offer=<>
 #     diff_ms=<> snapshot_to_files_ms=<> rebuilds_per_changed_partition=<>
 # and exits non-zero when not every changed partition was rebuilt.
-# Extra arguments go to the tool, e.g. --offers 2000000, or --offers 100000 --changed 0.05.
+# Extra arguments go to the tool, e.g. --offers 2000000, or --offers 100000 --changed 0.05, or
+# --rates-only (the one-core build and merge rates alone, for profiling them; no RESULT line).
 # Environment: HEAP (default 6g), JAVA_OPTS (extra JVM options, e.g.
 # -XX:StartFlightRecording=filename=bench/target/indexer.jfr,settings=profile).
 # The output is kept in bench/target/results/indexer.txt and drawn into bench/results/indexer.png.
@@ -40,6 +41,8 @@ java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
 status=${PIPESTATUS[0]}
 set -e
-NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/indexer.txt \
-  || echo "WARNING: the chart of bench/target/results/indexer.txt was not drawn (reason above)" >&2
+if grep -q '^RESULT' bench/target/results/indexer.txt; then # none with --rates-only
+  NO_BUILD=1 bash bench/charts.sh --measured bench/target/results/indexer.txt \
+    || echo "WARNING: the chart of bench/target/results/indexer.txt was not drawn (reason above)" >&2
+fi
 exit "$status"

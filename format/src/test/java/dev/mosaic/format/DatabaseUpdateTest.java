@@ -3,6 +3,7 @@ package dev.mosaic.format;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -287,6 +288,15 @@ class DatabaseUpdateTest {
     assertThat(Files.readAllBytes(file)).isEqualTo(fresh.toByteArray());
   }
 
+  /** A feed's partition: unique ids, a few colors, rare multi-valued tags, near-unique prices. */
+  private static final Schema FEED_SCHEMA =
+      Schema.builder()
+          .field("id", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("color", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("tags", FieldType.STRING, FieldRole.FILTERABLE)
+          .field("price", FieldType.LONG, FieldRole.FULL)
+          .build();
+
   /**
    * A partition shaped like a feed's (unique ids, near-unique numbers, a few frequent values, rare
    * multi-valued tags) under a small change: Bloom filters, postings mixing lists and bit sets, and
@@ -294,13 +304,7 @@ class DatabaseUpdateTest {
    */
   @Test
   void aSmallChangeOfAFeedLikePartitionIsByteIdenticalBloomFiltersIncluded() throws Exception {
-    Schema schema =
-        Schema.builder()
-            .field("id", FieldType.STRING, FieldRole.FILTERABLE)
-            .field("color", FieldType.STRING, FieldRole.FILTERABLE)
-            .field("tags", FieldType.STRING, FieldRole.FILTERABLE)
-            .field("price", FieldType.LONG, FieldRole.FULL)
-            .build();
+    Schema schema = FEED_SCHEMA;
     Random random = new Random(SEED);
     List<Document> baseDocs = new ArrayList<>();
     List<String> ids = new ArrayList<>();
@@ -308,11 +312,7 @@ class DatabaseUpdateTest {
       ids.add(String.format("id-%08d-%s", 10 * i + 5, "x".repeat(20)));
       baseDocs.add(feedDocument(schema, random, ids.get(i)));
     }
-    Path baseFile = dir.resolve("feed-base.mosaic");
-    DatabaseBuilder b = DatabaseBuilder.create(schema);
-    baseDocs.forEach(b::add);
-    b.writeTo(baseFile);
-    try (Database base = Database.open(baseFile)) {
+    try (Database base = Database.open(written(schema, baseDocs, "feed-base.mosaic"))) {
       DatabaseUpdate up = DatabaseUpdate.on(base);
       List<Document> expected = new ArrayList<>();
       for (int i = 0; i < 3000; i++) {
@@ -338,6 +338,56 @@ class DatabaseUpdateTest {
             .isEqualTo(2); // id and price
       }
     }
+  }
+
+  /**
+   * A feed cycle that removes nothing: changed offers keep their ids, new ones arrive. The id
+   * field's Bloom filter is then the base's bits plus the new ids' (no base value is gone), and
+   * must still be the bytes a fresh build writes.
+   */
+  @Test
+  void aChangeThatKeepsEveryIdIsByteIdenticalBloomFiltersIncluded() throws Exception {
+    Schema schema = FEED_SCHEMA;
+    Random random = new Random(SEED + 1);
+    for (int newIds : new int[] {0, 3, 40}) {
+      List<Document> baseDocs = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        baseDocs.add(feedDocument(schema, random, String.format("id-%08d", 10 * i)));
+      }
+      try (Database base =
+          Database.open(written(schema, baseDocs, "kept-ids-base-" + newIds + ".mosaic"))) {
+        DatabaseUpdate up = DatabaseUpdate.on(base);
+        List<Document> expected = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+          if (i % 50 == 7) {
+            // the same offer, changed
+            Document d = feedDocument(schema, random, String.format("id-%08d", 10 * i));
+            up.add(d);
+            expected.add(d);
+          } else {
+            up.keep(i);
+            expected.add(baseDocs.get(i));
+          }
+        }
+        for (int k = 0; k < newIds; k++) {
+          Document d = feedDocument(schema, random, String.format("id-%08d", 10 * k + 3));
+          up.add(d);
+          expected.add(d);
+        }
+        Path out = dir.resolve("kept-ids-next-" + newIds + ".mosaic");
+        up.writeTo(out);
+        assertIdentical(out, base, schema, expected);
+      }
+    }
+  }
+
+  /** A fresh build of {@code docs} written to {@code name} in the test's directory. */
+  private Path written(Schema schema, List<Document> docs, String name) throws IOException {
+    Path file = dir.resolve(name);
+    DatabaseBuilder b = DatabaseBuilder.create(schema);
+    docs.forEach(b::add);
+    b.writeTo(file);
+    return file;
   }
 
   private static Document feedDocument(Schema schema, Random random, String id) {

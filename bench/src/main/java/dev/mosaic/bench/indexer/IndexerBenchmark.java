@@ -112,6 +112,13 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   @Option(names = "--seed", description = "generator seed (default ${DEFAULT-VALUE})")
   long seed = 1;
 
+  @Option(
+      names = "--rates-only",
+      description =
+          "measure the one-core build and merge rates only, without Kafka, the loader or the node"
+              + " (no RESULT line; for profiling the rates)")
+  boolean ratesOnly;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new IndexerBenchmark()).execute(args));
   }
@@ -142,6 +149,12 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
             .measure(
                 cycle.byPartition(cars, next, partitions, Math.min(partitions, ratePartitions)));
     deleteRecursively(work.resolve("throughput"));
+    if (ratesOnly) {
+      log(
+          "rates: full build %,.0f docs/s, merge %,.0f carried-over docs/s",
+          rates.fullDocsPerSecond(), rates.mergeCarriedPerSecond());
+      return 0;
+    }
 
     try (EmbeddedKafka kafka =
         EmbeddedKafka.builder()

@@ -70,6 +70,26 @@ final class BloomFilter {
     return segment(words);
   }
 
+  /**
+   * The filter {@link #build(PackedValues)} makes of the base filter's values plus {@code added}
+   * ({@code values} distinct values in all), without hashing the base's values again: the base's
+   * bits with the added values' set. A filter is the union of its values' bits, so this is the same
+   * bytes whenever every value of the base is among the new values, the new values are the base's
+   * plus {@code added}, and the base filter has the bit count and probes a build of {@code values}
+   * values would have; null when the counts differ (then build it).
+   */
+  static ByteSink extend(BloomFilter base, int values, byte[][] added) {
+    if (base.hashes != HASHES || base.bits() != bitsFor(values)) {
+      return null;
+    }
+    long[] words = new long[(int) (base.bits() >>> 6)];
+    MemorySegment.copy(base.data, LONG, base.words, words, 0, words.length);
+    for (byte[] v : added) {
+      add(words, hash(v));
+    }
+    return segment(words);
+  }
+
   private static long[] wordsFor(int values) {
     long bits = bitsFor(values);
     if (bits > (1L << 33)) {

@@ -135,7 +135,15 @@ public final class PartitionUpdate {
                   postings.ids,
                   postings.docRanks);
           if (DatabaseWriter.autoBloomApplies(n, postings.values.count())) {
-            bloom = BloomFilter.build(postings.values);
+            BloomFilter baseBloom = base.blooms()[i];
+            if (!postings.baseValueDropped && baseBloom != null) {
+              // every base value stays: the base's bits plus the new values' (null when the
+              // output's bit count differs from the base's)
+              bloom = BloomFilter.extend(baseBloom, postings.values.count(), postings.newValues);
+            }
+            if (bloom == null) {
+              bloom = BloomFilter.build(postings.values);
+            }
           }
         } else {
           FieldRanks ranks = ranks(i, field);
@@ -186,9 +194,40 @@ public final class PartitionUpdate {
       return inBaseOrder;
     }
 
-    /** A filterable field's output content: values, postings grouped by rank, ranks by document. */
+    /** The output ids of the new documents, ascending; null until needed. */
+    private int[] addedAt;
+
+    /**
+     * The output ids of the new documents, ascending: found once per update, not once per field
+     * (each field otherwise walks every output document to find the few new ones).
+     */
+    private int[] addedPositions() {
+      if (addedAt == null) {
+        int[] at = new int[n];
+        int k = 0;
+        for (int p = 0; p < n; p++) {
+          if (order[p] < 0) {
+            at[k++] = p;
+          }
+        }
+        addedAt = Arrays.copyOf(at, k);
+      }
+      return addedAt;
+    }
+
+    /**
+     * A filterable field's output content: values, postings grouped by rank, ranks by document;
+     * whether a base value is gone (no kept document has it), and the values only new documents
+     * have.
+     */
     record Postings(
-        PackedValues values, int[] prefix, int[] ids, int[] docRanks, boolean singleValued) {}
+        PackedValues values,
+        int[] prefix,
+        int[] ids,
+        int[] docRanks,
+        boolean singleValued,
+        boolean baseValueDropped,
+        byte[][] newValues) {}
 
     /**
      * A filterable field's output when the kept documents keep their base order: one pass over the
@@ -211,13 +250,11 @@ public final class PartitionUpdate {
       }
       int[] freshIds = new int[freshStart[added.size()]];
       int[] cursor = Arrays.copyOf(freshPrefix, freshSorted.length);
-      for (int p = 0; p < n; p++) {
-        int e = order[p];
-        if (e < 0) {
-          int a = e & ~ADDED;
-          for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {
-            freshIds[cursor[freshRanks[i]]++] = p;
-          }
+      int[] addedAt = addedPositions();
+      for (int p : addedAt) {
+        int a = order[p] & ~ADDED;
+        for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {
+          freshIds[cursor[freshRanks[i]]++] = p;
         }
       }
 
@@ -261,6 +298,9 @@ public final class PartitionUpdate {
       // the kept base values [runFirst, runEnd) not yet appended to values
       int runFirst = 0;
       int runEnd = 0;
+      boolean baseValueDropped = false;
+      byte[][] newValues = new byte[freshSorted.length][];
+      int newCount = 0;
       for (int b = 0; b < f.valueCount; b++) {
         while (j < freshSorted.length && freshAt[j] < 0 && -freshAt[j] - 1 <= b) {
           // a value only new documents have
@@ -270,6 +310,7 @@ public final class PartitionUpdate {
           at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
           rank(docRanks, ids, freshFrom, at, distinct);
           values.append(freshSorted[j], 0, freshSorted[j].length);
+          newValues[newCount++] = freshSorted[j];
           j++;
           distinct++;
           prefix[distinct] = at;
@@ -313,6 +354,8 @@ public final class PartitionUpdate {
           runEnd = b + 1;
           distinct++;
           prefix[distinct] = at;
+        } else {
+          baseValueDropped = true;
         }
       }
       values.appendRun(f.data, f.valueData, valueStarts, runFirst, runEnd);
@@ -321,6 +364,7 @@ public final class PartitionUpdate {
         at = copy(freshIds, freshPrefix[j], freshPrefix[j + 1], ids, at);
         rank(docRanks, ids, freshFrom, at, distinct);
         values.append(freshSorted[j], 0, freshSorted[j].length);
+        newValues[newCount++] = freshSorted[j];
         j++;
         distinct++;
         prefix[distinct] = at;
@@ -338,7 +382,14 @@ public final class PartitionUpdate {
           }
         }
       }
-      return new Postings(values, Arrays.copyOf(prefix, distinct + 1), ids, docRanks, singleValued);
+      return new Postings(
+          values,
+          Arrays.copyOf(prefix, distinct + 1),
+          ids,
+          docRanks,
+          singleValued,
+          baseValueDropped,
+          Arrays.copyOf(newValues, newCount));
     }
 
     /**
