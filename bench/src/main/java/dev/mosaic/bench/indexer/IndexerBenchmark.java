@@ -15,6 +15,7 @@ import dev.mosaic.indexer.OfferKeys;
 import dev.mosaic.indexer.OfferTopics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -286,14 +287,20 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
                 .toList());
     long filesBefore = node.files();
     node.mark();
+    // The generator's garbage (every partner's snapshot built and serialized just now, a few
+    // hundred MB) is collected before the clock starts: otherwise the collector works through it
+    // during the cycle, and the cycle pays for the bench's allocations as well as its own.
+    System.gc();
     var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     long cpu0 = os.getProcessCpuTime();
+    long gc0 = gcMillis();
     long t0 = System.nanoTime();
     Published published = publishAll(loader, arriving);
     long allReturnedMs = ms(t0);
     long diffMs = Math.max(0, (published.lastAcknowledgedNanos() - t0) / 1_000_000);
     node.awaitQuiet(Duration.ofMinutes(10));
     long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+    long gcMs = gcMillis() - gc0;
     long rebuilt = 0;
     long rebuildsOfChanged = 0;
     long last = t0;
@@ -343,7 +350,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
             + " partitions); last file %,d ms after the snapshots arrived (first file %,d ms after:"
             + " the diff and the batch's end markers come before it, the rebuilds of the cycle's"
             + " partitions after it; debounce %,d ms, the fallback); process CPU in the cycle"
-            + " (broker, loader and node) %,d ms",
+            + " (broker, loader and node) %,d ms, of which garbage collection %,d ms",
         name,
         rebuilt,
         cycle.changedPartitions().size(),
@@ -352,7 +359,8 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
         snapshotToFilesMs,
         first == Long.MAX_VALUE ? 0 : (first - t0) / 1_000_000,
         debounceMillis,
-        cpuMs);
+        cpuMs,
+        gcMs);
     if (rebuilt < cycle.changedPartitions().size()) {
       System.err.printf(
           "FAILED: %s rebuilt only %d of %d changed partitions%n",
@@ -504,6 +512,14 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
 
   private static long now() {
     return System.currentTimeMillis();
+  }
+
+  /** Milliseconds the collectors spent so far (pauses and concurrent cycles, as the JVM counts). */
+  private static long gcMillis() {
+    return ManagementFactory.getGarbageCollectorMXBeans().stream()
+        .mapToLong(GarbageCollectorMXBean::getCollectionTime)
+        .filter(t -> t > 0)
+        .sum();
   }
 
   private static long usedHeapAfterGc() throws InterruptedException {

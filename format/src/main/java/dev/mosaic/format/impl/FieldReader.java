@@ -44,15 +44,19 @@ final class FieldReader {
   final long postings;
   final long docValues;
 
+  /** How errors name a field's segment: built only when one is thrown (opening is per merge). */
+  private static String segmentName(Field field) {
+    return "field '" + field.name() + "'";
+  }
+
   FieldReader(MemorySegment data, Field field, int documents, long base, long length, String source)
       throws CorruptDatabaseException {
     this.data = data;
     this.field = field;
     this.documents = documents;
-    String segment = "field '" + field.name() + "'";
     if (length < FIELD_HEADER_SIZE) {
       throw new CorruptDatabaseException(
-          source, segment, base, "field segment too short: " + length);
+          source, segmentName(field), base, "field segment too short: " + length);
     }
     long end = base + length;
     valueCount = data.get(INT, base);
@@ -70,19 +74,20 @@ final class FieldReader {
     allLists = (flags & FLAG_ALL_LISTS) != 0;
     int expectedWidth = fixedWidth(field.type());
     if (valueCount < 0 || (documents > 0 && valueCount == 0 && field.role().isSortable())) {
-      throw new CorruptDatabaseException(source, segment, base, "bad value count " + valueCount);
+      throw new CorruptDatabaseException(
+          source, segmentName(field), base, "bad value count " + valueCount);
     }
     if (width != expectedWidth) {
       throw new CorruptDatabaseException(
           source,
-          segment,
+          segmentName(field),
           base + 4,
           "value width " + width + " but " + field.type() + " needs " + expectedWidth);
     }
     values = base + valuesRel;
     if (valuesRel < FIELD_HEADER_SIZE || values > end) {
       throw new CorruptDatabaseException(
-          source, segment, base + 24, "value set offset out of bounds");
+          source, segmentName(field), base + 24, "value set offset out of bounds");
     }
     long valuesEnd;
     if (width > 0) {
@@ -91,14 +96,15 @@ final class FieldReader {
     } else {
       if (offsetWidth != 2 && offsetWidth != 4) {
         throw new CorruptDatabaseException(
-            source, segment, base + 20, "bad offset width " + offsetWidth);
+            source, segmentName(field), base + 20, "bad offset width " + offsetWidth);
       }
       valueData = values + (long) offsetWidth * (valueCount + 1);
       valuesEnd =
           valueData > end ? valueData : valueData + unsigned(valueData - offsetWidth, offsetWidth);
     }
     if (valuesEnd > end) {
-      throw new CorruptDatabaseException(source, segment, values, "value set exceeds the segment");
+      throw new CorruptDatabaseException(
+          source, segmentName(field), values, "value set exceeds the segment");
     }
     if (width == 0) {
       // O(values) once at open, so that every value's bytes lie inside the value data
@@ -107,19 +113,24 @@ final class FieldReader {
         long at = unsigned(values + offsetWidth * i, offsetWidth);
         if (at < previous || (i == 0 && at != 0)) {
           throw new CorruptDatabaseException(
-              source, segment, values + offsetWidth * i, "value offset " + i + " out of order");
+              source,
+              segmentName(field),
+              values + offsetWidth * i,
+              "value offset " + i + " out of order");
         }
         previous = at;
       }
     }
     if (field.role().isFilterable()) {
       if (idBytes != idBytes(documents)) {
-        throw new CorruptDatabaseException(source, segment, base + 12, "bad id width " + idBytes);
+        throw new CorruptDatabaseException(
+            source, segmentName(field), base + 12, "bad id width " + idBytes);
       }
       prefix = base + postingsRel;
       if ((prefixWidth != 2 && prefixWidth != 4)
           || (allLists ? postingWidth != 0 : postingWidth != 2 && postingWidth != 4)) {
-        throw new CorruptDatabaseException(source, segment, base + 21, "bad count or offset width");
+        throw new CorruptDatabaseException(
+            source, segmentName(field), base + 21, "bad count or offset width");
       }
       postingOffsets = allLists ? -1 : prefix + (long) prefixWidth * (valueCount + 1);
       postings =
@@ -128,14 +139,15 @@ final class FieldReader {
               : postingOffsets + (long) postingWidth * (valueCount + 1);
       if (postingsRel < valuesEnd - base || postings > end) {
         throw new CorruptDatabaseException(
-            source, segment, base + 32, "postings offset out of bounds");
+            source, segmentName(field), base + 32, "postings offset out of bounds");
       }
       long postingsEnd =
           allLists
               ? postings + (long) idBytes * unsigned(postings - prefixWidth, prefixWidth)
               : postings + unsigned(postings - postingWidth, postingWidth);
       if (postingsEnd > end) {
-        throw new CorruptDatabaseException(source, segment, prefix, "postings exceed the segment");
+        throw new CorruptDatabaseException(
+            source, segmentName(field), prefix, "postings exceed the segment");
       }
     } else {
       prefix = -1;
@@ -145,12 +157,13 @@ final class FieldReader {
     if (field.role().isSortable()) {
       docValues = base + docValuesRel;
       if (bitWidth != bitWidth(valueCount)) {
-        throw new CorruptDatabaseException(source, segment, base + 16, "bad bit width " + bitWidth);
+        throw new CorruptDatabaseException(
+            source, segmentName(field), base + 16, "bad bit width " + bitWidth);
       }
       long bytes = (((long) documents * bitWidth + 7) >>> 3) + 8;
       if (docValuesRel < FIELD_HEADER_SIZE || docValues + bytes > end) {
         throw new CorruptDatabaseException(
-            source, segment, base + 40, "document-to-value index exceeds the segment");
+            source, segmentName(field), base + 40, "document-to-value index exceeds the segment");
       }
     } else {
       docValues = -1;
