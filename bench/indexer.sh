@@ -37,7 +37,7 @@ CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 mkdir -p bench/target/results
 set +e # keep the tool's exit status, draw the chart either way
 java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" ${JAVA_OPTS:-} \
+  -Xms"${HEAP:-6g}" -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" ${JAVA_OPTS:-} \
   -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
 status=${PIPESTATUS[0]}
 set -e

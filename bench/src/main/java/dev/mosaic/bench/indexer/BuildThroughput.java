@@ -7,6 +7,7 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.Schema;
 import dev.mosaic.format.io.TopDirectoryFlag;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,10 +28,16 @@ import java.util.function.Consumer;
  * The full build runs twice and its second pass counts. The merge, a few times cheaper, runs
  * {@value #MERGE_WARMUP_PASSES} warm-up passes and then {@value #MERGE_MEASURED_PASSES} measured
  * ones, whose median counts: single merge passes varied by a factor of up to 1.7 from one pass to
- * the next (the JIT early on, then garbage collection), so one pass is not a rate. Files are
- * written without fsync ({@link DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and
- * an fsync per partition file measures the disk (the node's files, timed in snapshot to files, are
- * fsync'd).
+ * the next (the JIT early on, then garbage collection), so one pass is not a rate. The JIT was
+ * still compiling the merge through the fifth pass (C2 at work in a system profile, passes 3 to 5
+ * at 0.85 s of CPU time, 6 to 8 at 0.5 s), and once a measured pass took 2.5 s of CPU time between
+ * two of 0.6 s: ten warm-up passes, the median of five. Files are written without fsync ({@link
+ * DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and an fsync per partition file
+ * measures the disk (the node's files, timed in snapshot to files, are fsync'd). For the same
+ * reason a rate is documents per second of the measuring thread's CPU time (its system calls
+ * included), and the log adds the wall time: on this machine's shared disk, a pass's wall time also
+ * held waits for the writeback of earlier passes' files (three consecutive merge passes of one run
+ * took 0.66, 2.18 and 3.02 s).
  *
  * <p>Thread safety: not thread safe; one instance per measurement.
  */
@@ -41,10 +48,10 @@ final class BuildThroughput {
   record Rates(double fullDocsPerSecond, double mergeCarriedPerSecond) {}
 
   /** Merge passes before the measured ones. */
-  static final int MERGE_WARMUP_PASSES = 5;
+  static final int MERGE_WARMUP_PASSES = 10;
 
   /** Merge passes measured; the median rate counts. */
-  static final int MERGE_MEASURED_PASSES = 3;
+  static final int MERGE_MEASURED_PASSES = 5;
 
   private final Schema schema;
   private final Path dir;
@@ -54,6 +61,11 @@ final class BuildThroughput {
     this.schema = schema;
     this.dir = dir;
     this.log = log;
+  }
+
+  /** The calling thread's CPU time in nanoseconds (user and system). */
+  private static long cpuNanos() {
+    return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }
 
   Rates measure(List<PartitionOffers> partitions) throws IOException {
@@ -67,6 +79,7 @@ final class BuildThroughput {
     double full = 0;
     for (int pass = 1; pass <= 2; pass++) {
       long t = System.nanoTime();
+      long cpu = cpuNanos();
       long docs = 0;
       for (int p = 0; p < partitions.size(); p++) {
         DatabaseUpdate update = DatabaseUpdate.fresh(schema);
@@ -81,16 +94,18 @@ final class BuildThroughput {
         }
       }
       double seconds = (System.nanoTime() - t) / 1e9;
-      full = docs / seconds;
+      double cpuSeconds = (cpuNanos() - cpu) / 1e9;
+      full = docs / cpuSeconds;
       log.accept(
           String.format(
-              "full build pass %d: %,d documents in %,d partitions on one thread in %.1f s: %,.0f"
-                  + " docs/s",
-              pass, docs, partitions.size(), seconds, full));
+              "full build pass %d: %,d documents in %,d partitions on one thread in %.1f s of CPU"
+                  + " time (%.1f s wall): %,.0f docs/s",
+              pass, docs, partitions.size(), cpuSeconds, seconds, full));
     }
     double[] measured = new double[MERGE_MEASURED_PASSES];
     for (int pass = 1; pass <= MERGE_WARMUP_PASSES + MERGE_MEASURED_PASSES; pass++) {
       long t = System.nanoTime();
+      long cpu = cpuNanos();
       long carried = 0;
       long added = 0;
       for (int p = 0; p < partitions.size(); p++) {
@@ -115,7 +130,8 @@ final class BuildThroughput {
         }
       }
       double seconds = (System.nanoTime() - t) / 1e9;
-      double merge = carried / seconds;
+      double cpuSeconds = (cpuNanos() - cpu) / 1e9;
+      double merge = carried / cpuSeconds;
       boolean warmup = pass <= MERGE_WARMUP_PASSES;
       if (!warmup) {
         measured[pass - MERGE_WARMUP_PASSES - 1] = merge;
@@ -123,8 +139,15 @@ final class BuildThroughput {
       log.accept(
           String.format(
               "merge pass %d%s: %,d documents carried over and %,d added in %,d partitions on one"
-                  + " thread in %.2f s: %,.0f carried-over docs/s",
-              pass, warmup ? " (warm-up)" : "", carried, added, partitions.size(), seconds, merge));
+                  + " thread in %.2f s of CPU time (%.2f s wall): %,.0f carried-over docs/s",
+              pass,
+              warmup ? " (warm-up)" : "",
+              carried,
+              added,
+              partitions.size(),
+              cpuSeconds,
+              seconds,
+              merge));
     }
     java.util.Arrays.sort(measured);
     return new Rates(full, measured[measured.length / 2]);
@@ -137,10 +160,10 @@ final class BuildThroughput {
   /**
    * A partition's directory. As in the node's file tree, each partition has its own, under a
    * directory flagged as a top directory ({@link TopDirectoryFlag}): with every file in one
-   * directory, ext4 put all their inodes into one block group, where each creation walked past
-   * the inodes the previous passes had just deleted, and the merge rate fell run after run with
-   * the file system's churn (0.89 M to 0.45 M carried-over documents/s in four runs of a few
-   * minutes) instead of measuring the merge.
+   * directory, ext4 put all their inodes into one block group, where each creation walked past the
+   * inodes the previous passes had just deleted, and the merge rate fell run after run with the
+   * file system's churn (0.89 M to 0.45 M carried-over documents/s in four runs of a few minutes)
+   * instead of measuring the merge.
    */
   private Path partitionDir(int partition) {
     return dir.resolve(Integer.toString(partition));

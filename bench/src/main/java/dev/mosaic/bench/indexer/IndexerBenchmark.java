@@ -100,15 +100,16 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
       names = "--warmup-cycles",
       description =
           "feed cycles run before the measured ones; the first runs just after start-up, on code"
-              + " the JIT has not yet compiled for it (default ${DEFAULT-VALUE})")
-  int warmupCycles = 2;
+              + " the JIT has not yet compiled for it, and the JIT keeps compiling through the"
+              + " next few (default ${DEFAULT-VALUE})")
+  int warmupCycles = 6;
 
   @Option(
       names = "--cycles",
       description =
           "measured feed cycles; diff and snapshot to files are their medians (default"
               + " ${DEFAULT-VALUE})")
-  int cycles = 3;
+  int cycles = 5;
 
   @Option(names = "--seed", description = "generator seed (default ${DEFAULT-VALUE})")
   long seed = 1;
