@@ -5,7 +5,7 @@ import dev.mosaic.format.Database;
 import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Schema;
-import dev.mosaic.format.io.TopDirectoryFlag;
+import dev.mosaic.partition.PartitionLayout;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -33,11 +33,9 @@ import java.util.function.Consumer;
  * at 0.85 s of CPU time, 6 to 8 at 0.5 s), and once a measured pass took 2.5 s of CPU time between
  * two of 0.6 s: ten warm-up passes, the median of five. Files are written without fsync ({@link
  * DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and an fsync per partition file
- * measures the disk (the node's files, timed in snapshot to files, are fsync'd). For the same
- * reason a rate is documents per second of the measuring thread's CPU time (its system calls
- * included), and the log adds the wall time: on this machine's shared disk, a pass's wall time also
- * held waits for the writeback of earlier passes' files (three consecutive merge passes of one run
- * took 0.66, 2.18 and 3.02 s).
+ * measures the disk (the node's files, timed in snapshot to files, are fsync'd). A rate is
+ * documents per second of the measuring thread's CPU time (its system calls included), a rate per
+ * core; the log adds each pass's wall time.
  *
  * <p>Thread safety: not thread safe; one instance per measurement.
  */
@@ -54,12 +52,12 @@ final class BuildThroughput {
   static final int MERGE_MEASURED_PASSES = 5;
 
   private final Schema schema;
-  private final Path dir;
+  private final PartitionLayout layout;
   private final Consumer<String> log;
 
   BuildThroughput(Schema schema, Path dir, Consumer<String> log) {
     this.schema = schema;
-    this.dir = dir;
+    this.layout = new PartitionLayout(dir);
     this.log = log;
   }
 
@@ -69,12 +67,9 @@ final class BuildThroughput {
   }
 
   Rates measure(List<PartitionOffers> partitions) throws IOException {
-    Files.createDirectories(dir);
-    // laid out as the node lays out its files: a directory per partition, spread over the file
-    // system (see partitionDir)
-    TopDirectoryFlag.trySet(dir);
+    // laid out as the node lays out its files (see partitionDir)
     for (int p = 0; p < partitions.size(); p++) {
-      Files.createDirectories(partitionDir(p));
+      layout.createPartitionDir(schema.version(), p);
     }
     double full = 0;
     for (int pass = 1; pass <= 2; pass++) {
@@ -158,15 +153,14 @@ final class BuildThroughput {
   }
 
   /**
-   * A partition's directory. As in the node's file tree, each partition has its own, under a
-   * directory flagged as a top directory ({@link TopDirectoryFlag}): with every file in one
-   * directory, ext4 put all their inodes into one block group, where each creation walked past the
-   * inodes the previous passes had just deleted, and the merge rate fell run after run with the
-   * file system's churn (0.89 M to 0.45 M carried-over documents/s in four runs of a few minutes)
-   * instead of measuring the merge.
+   * A partition's directory, in the node's file tree ({@link PartitionLayout}: a directory per
+   * partition, spread over the file system). With every file in one directory, ext4 put all their
+   * inodes into one block group, where each creation walked past the inodes the previous passes had
+   * just deleted, and the merge rate fell run after run with the file system's churn (0.89 M to
+   * 0.45 M carried-over documents/s in four runs of a few minutes) instead of measuring the merge.
    */
   private Path partitionDir(int partition) {
-    return dir.resolve(Integer.toString(partition));
+    return layout.partitionDir(schema.version(), partition);
   }
 
   private Path base(int partition) {

@@ -170,16 +170,23 @@ public final class PartitionUpdate {
     /** Output id of every base document (-1 when dropped); null until needed. */
     private int[] newId;
 
+    /** The output ids of the new documents, ascending; set with {@link #newId}. */
+    private int[] addedAt;
+
     private boolean inBaseOrder;
 
     /**
      * Whether the kept documents keep their base order (the usual update): then each base value's
-     * postings, mapped to output ids, stay ascending and are copied value by value.
+     * postings, mapped to output ids, stay ascending and are copied value by value. The same walk
+     * over the output maps base ids to output ids and finds the new documents' output ids (once per
+     * update, not once per field).
      */
     boolean keptInBaseOrder() {
       if (newId == null) {
         newId = new int[base.documents()];
         Arrays.fill(newId, -1);
+        int[] addedIds = new int[n];
+        int addedCount = 0;
         inBaseOrder = true;
         int last = -1;
         for (int p = 0; p < n; p++) {
@@ -188,31 +195,13 @@ public final class PartitionUpdate {
             newId[e] = p;
             inBaseOrder &= e > last;
             last = e;
+          } else {
+            addedIds[addedCount++] = p;
           }
         }
+        addedAt = Arrays.copyOf(addedIds, addedCount);
       }
       return inBaseOrder;
-    }
-
-    /** The output ids of the new documents, ascending; null until needed. */
-    private int[] addedAt;
-
-    /**
-     * The output ids of the new documents, ascending: found once per update, not once per field
-     * (each field otherwise walks every output document to find the few new ones).
-     */
-    private int[] addedPositions() {
-      if (addedAt == null) {
-        int[] at = new int[n];
-        int k = 0;
-        for (int p = 0; p < n; p++) {
-          if (order[p] < 0) {
-            at[k++] = p;
-          }
-        }
-        addedAt = Arrays.copyOf(at, k);
-      }
-      return addedAt;
     }
 
     /**
@@ -250,7 +239,7 @@ public final class PartitionUpdate {
       }
       int[] freshIds = new int[freshStart[added.size()]];
       int[] cursor = Arrays.copyOf(freshPrefix, freshSorted.length);
-      int[] addedAt = addedPositions();
+      // keptInBaseOrder() came first (postings are merged only then): addedAt is set
       for (int p : addedAt) {
         int a = order[p] & ~ADDED;
         for (int i = freshStart[a]; i < freshStart[a + 1]; i++) {

@@ -113,8 +113,9 @@ public final class TopDirectoryFlag {
           return false;
         }
         int current = flags.get(ValueLayout.JAVA_INT, 0);
-        if ((current & FS_TOPDIR_FL) != 0 || !set) {
-          return (current & FS_TOPDIR_FL) != 0;
+        boolean flagged = (current & FS_TOPDIR_FL) != 0;
+        if (flagged || !set) {
+          return flagged;
         }
         flags.set(ValueLayout.JAVA_INT, 0, current | FS_TOPDIR_FL);
         return (int) CALLS.ioctl().invokeExact(fd, FS_IOC_SETFLAGS, flags) == 0;
