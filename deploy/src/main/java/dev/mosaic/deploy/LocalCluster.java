@@ -7,6 +7,7 @@ import dev.mosaic.embedded.EmbeddedZooKeeper;
 import dev.mosaic.format.Schema;
 import dev.mosaic.indexer.FeedLoader;
 import dev.mosaic.partition.PartitionManifest;
+import dev.mosaic.transport.PekkoTransport;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -274,8 +275,9 @@ public final class LocalCluster implements Closeable {
   }
 
   static Config pekkoConfig(MosaicConfig config) {
-    return ConfigFactory.parseString(
-            """
+    return PekkoTransport.systemConfig(
+        ConfigFactory.parseString(
+                """
             pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
             pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
             pekko.loglevel = INFO
@@ -287,7 +289,7 @@ public final class LocalCluster implements Closeable {
             pekko.http.server.idle-timeout = 120s
             pekko.http.server.request-timeout = 60s
             """)
-        .withFallback(config.config());
+            .withFallback(config.config()));
   }
 
   /**

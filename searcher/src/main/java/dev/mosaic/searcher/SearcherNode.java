@@ -10,6 +10,7 @@ import dev.mosaic.searcher.http.IndexRoutes;
 import dev.mosaic.searcher.http.PeerAddress;
 import dev.mosaic.searcher.http.StatusPages;
 import dev.mosaic.searcher.status.StatusHistory;
+import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherDiscovery;
 import dev.mosaic.transport.SearcherEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -237,7 +238,7 @@ public final class SearcherNode implements Closeable {
                   pekko.http.server.request-timeout = 60s
                   """)
               .withFallback(ConfigFactory.load());
-      system = ActorSystem.create("mosaic-searcher", c);
+      system = ActorSystem.create("mosaic-searcher", PekkoTransport.systemConfig(c));
       ownsSystem = true;
     }
     pages = statusPages();

@@ -1,5 +1,6 @@
 package dev.mosaic.transport;
 
+import com.typesafe.config.ConfigFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -67,7 +68,9 @@ final class TestCluster implements AutoCloseable {
     this.root = root;
     this.settings = settings;
     this.zk = new TestingServer(true);
-    this.system = ActorSystem.create(Behaviors.empty(), "transport-test");
+    this.system =
+        ActorSystem.create(
+            Behaviors.empty(), "transport-test", PekkoTransport.systemConfig(ConfigFactory.load()));
   }
 
   /** A started client holding the pipeline's ZooKeeper credential. */

@@ -1,9 +1,11 @@
 package dev.mosaic.bench.transport;
 
+import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.ClusterCertificates;
 import dev.mosaic.transport.NodeIdentity;
+import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.TransportNode;
 import dev.mosaic.transport.TransportSecurity;
 import dev.mosaic.transport.TransportSender;
@@ -107,7 +109,11 @@ public final class TransportBench {
         Runtime.version());
 
     try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper(work.resolve("zk").toFile())) {
-      ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "transport-bench");
+      ActorSystem<Void> system =
+          ActorSystem.create(
+              Behaviors.empty(),
+              "transport-bench",
+              PekkoTransport.systemConfig(ConfigFactory.load()));
       try {
         double[] single = singleFile(zk, system, work, sizeBytes, peers);
         double[] fanout = fanout(zk, system, work, partitions, fileBytes, dcs, perDc);

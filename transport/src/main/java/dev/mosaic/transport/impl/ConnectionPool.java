@@ -1,5 +1,6 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import java.io.IOException;
@@ -19,7 +20,6 @@ import org.apache.pekko.NotUsed;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.KillSwitches;
-import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.QueueOfferResult;
 import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.Flow;
@@ -51,7 +51,7 @@ final class ConnectionPool implements AutoCloseable {
   static final Duration SEND_GRACE = Duration.ofSeconds(1);
 
   private final Function<SearcherEndpoint, Flow<ByteString, ByteString, ?>> connect;
-  private final Materializer materializer;
+  private final PekkoTransport transport;
   private final int maxIdlePerPeer;
   private final java.util.function.Consumer<SearcherEndpoint> onOpen;
   private final Map<SearcherEndpoint, ConcurrentLinkedDeque<Connection>> idle =
@@ -65,14 +65,14 @@ final class ConnectionPool implements AutoCloseable {
    */
   ConnectionPool(
       Function<SearcherEndpoint, Flow<ByteString, ByteString, ?>> connect,
-      Materializer materializer,
+      PekkoTransport transport,
       int maxIdlePerPeer,
       java.util.function.Consumer<SearcherEndpoint> onOpen) {
     if (maxIdlePerPeer < 1) {
       throw new IllegalArgumentException("maxIdlePerPeer must be >= 1, got " + maxIdlePerPeer);
     }
     this.connect = connect;
-    this.materializer = materializer;
+    this.transport = transport;
     this.maxIdlePerPeer = maxIdlePerPeer;
     this.onOpen = onOpen;
   }
@@ -197,18 +197,18 @@ final class ConnectionPool implements AutoCloseable {
                 CompletionStage<Done>>,
             SinkQueueWithCancel<FileAck>>
         m =
-            Source.<Source<ByteString, NotUsed>>queue(4)
-                .flatMapConcat(r -> r)
-                .viaMat(KillSwitches.single(), Keep.both())
-                .via(connect.apply(target))
-                .statefulMapConcat(
-                    () -> Frames.Splitter.<FileAck>repeating(FileAck::parseFrom, a -> 0))
-                .filter(o -> o instanceof Frames.Head)
-                .map(o -> ((Frames.Head<?>) o).message())
-                .map(FileAck.class::cast)
-                .watchTermination(Keep.both())
-                .toMat(Sink.queue(), Keep.both())
-                .run(materializer);
+            transport.run(
+                Source.<Source<ByteString, NotUsed>>queue(4)
+                    .flatMapConcat(r -> r)
+                    .viaMat(KillSwitches.single(), Keep.both())
+                    .via(connect.apply(target))
+                    .statefulMapConcat(
+                        () -> Frames.Splitter.<FileAck>repeating(FileAck::parseFrom, a -> 0))
+                    .filter(o -> o instanceof Frames.Head)
+                    .map(o -> ((Frames.Head<?>) o).message())
+                    .map(FileAck.class::cast)
+                    .watchTermination(Keep.both())
+                    .toMat(Sink.queue(), Keep.both()));
     return new Connection(
         m.first().first().first(), m.first().first().second(), m.second(), m.first().second());
   }

@@ -1,5 +1,6 @@
 package dev.mosaic.transport.impl;
 
+import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
@@ -13,7 +14,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.SinkShape;
 import org.apache.pekko.stream.UniformFanOutShape;
 import org.apache.pekko.stream.javadsl.AsPublisher;
@@ -44,7 +44,7 @@ final class CutThroughRelay {
   private final TransferClient client;
   private final Supplier<List<SearcherEndpoint>> peers;
   private final TransportMetrics metrics;
-  private final Materializer materializer;
+  private final PekkoTransport transport;
 
   /**
    * @param peers the other live searchers of this node's datacenter, asked at every push
@@ -53,11 +53,11 @@ final class CutThroughRelay {
       TransferClient client,
       Supplier<List<SearcherEndpoint>> peers,
       TransportMetrics metrics,
-      Materializer materializer) {
+      PekkoTransport transport) {
     this.client = client;
     this.peers = peers;
     this.metrics = metrics;
-    this.materializer = materializer;
+    this.transport = transport;
   }
 
   /**
@@ -160,8 +160,7 @@ final class CutThroughRelay {
             (FileAck ack, Throwable err) -> {
               if (taken.compareAndSet(false, true)) {
                 // nobody reads this feed: release it, or it would hold the entry's copy back
-                feed.thenAccept(
-                    p -> Source.fromPublisher(p).runWith(Sink.cancelled(), materializer));
+                feed.thenAccept(p -> transport.runWith(Source.fromPublisher(p), Sink.cancelled()));
               }
               boolean holds = ack != null && (ack.getAccepted() || ack.getAlreadyHeld());
               if (holds) {

@@ -1,5 +1,6 @@
 package dev.mosaic.transport.impl;
 
+import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
@@ -127,7 +128,9 @@ public final class DefaultTransportNode implements TransportNode {
         givenSystem != null
             ? givenSystem
             : ActorSystem.create(
-                Behaviors.empty(), "mosaic-node-" + DefaultTransportSender.safe(nodeId));
+                Behaviors.empty(),
+                "mosaic-node-" + DefaultTransportSender.safe(nodeId),
+                PekkoTransport.systemConfig(ConfigFactory.load()));
     PekkoTransport ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
     NodeIdentity self = NodeIdentity.searcher(nodeId, dc);
@@ -171,7 +174,7 @@ public final class DefaultTransportNode implements TransportNode {
             refusal,
             receiving,
             this::published,
-            new CutThroughRelay(client, this::peers, metrics, ext.materializer()),
+            new CutThroughRelay(client, this::peers, metrics, ext),
             security,
             new PeerPolicy(nodeId, dc, discovery, security.encrypted()),
             gate);

@@ -1,5 +1,6 @@
 package dev.mosaic.transport.impl;
 
+import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.ManifestRecord;
@@ -85,7 +86,10 @@ public final class DefaultTransportSender implements TransportSender {
     system =
         givenSystem != null
             ? givenSystem
-            : ActorSystem.create(Behaviors.empty(), "mosaic-sender-" + safe(nodeId));
+            : ActorSystem.create(
+                Behaviors.empty(),
+                "mosaic-sender-" + safe(nodeId),
+                PekkoTransport.systemConfig(ConfigFactory.load()));
     ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
     NodeIdentity self = NodeIdentity.indexer(nodeId, dc);

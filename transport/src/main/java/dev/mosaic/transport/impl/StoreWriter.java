@@ -5,6 +5,7 @@ import dev.mosaic.partition.ReceivingStore;
 import dev.mosaic.partition.ReceivingStore.StagedFile;
 import dev.mosaic.partition.RejectedFileException;
 import dev.mosaic.partition.StreamingDigest;
+import dev.mosaic.transport.PekkoTransport;
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,7 +13,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.LongConsumer;
 import org.apache.pekko.NotUsed;
-import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.FileIO;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
@@ -52,30 +52,32 @@ final class StoreWriter {
       long size,
       long crc32c,
       Source<Object, NotUsed> body,
-      Materializer mat,
-      Executor blocking,
+      PekkoTransport transport,
       LongConsumer onBytes) {
+    Executor blocking = transport.blockingExecutor();
     StreamingDigest digest = new StreamingDigest();
     long[] count = {0};
     CompletionStage<?> written;
     try {
       written =
-          body.map(
-                  o -> {
-                    ByteString b = (ByteString) o;
-                    Frames.update(digest, b);
-                    count[0] += b.size();
-                    onBytes.accept(b.size());
-                    return b;
-                  })
-              // while the file write is under way, the next chunks (a TLS record each) are joined
-              // into one write
-              .batchWeighted(
-                  ConnectionBuffers.FILE_WRITE_BATCH,
-                  b -> (long) b.size(),
-                  b -> b,
-                  ByteString::concat)
-              .runWith(FileIO.toPath(staged.path()), mat);
+          transport.runWith(
+              body.map(
+                      o -> {
+                        ByteString b = (ByteString) o;
+                        Frames.update(digest, b);
+                        count[0] += b.size();
+                        onBytes.accept(b.size());
+                        return b;
+                      })
+                  // while the file write is under way, the next chunks (a TLS record each) are
+                  // joined
+                  // into one write
+                  .batchWeighted(
+                      ConnectionBuffers.FILE_WRITE_BATCH,
+                      b -> (long) b.size(),
+                      b -> b,
+                      ByteString::concat),
+              FileIO.toPath(staged.path()));
     } catch (RuntimeException e) {
       staged.close();
       return CompletableFuture.failedFuture(e);

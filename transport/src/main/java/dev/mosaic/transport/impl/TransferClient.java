@@ -29,6 +29,7 @@ import org.apache.pekko.japi.Pair;
 import org.apache.pekko.japi.pf.PFBuilder;
 import org.apache.pekko.stream.javadsl.FileIO;
 import org.apache.pekko.stream.javadsl.Flow;
+import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.Tcp;
@@ -76,7 +77,7 @@ final class TransferClient implements AutoCloseable {
     this.pool =
         new ConnectionPool(
             this::connection,
-            ext.materializer(),
+            ext,
             Math.max(
                 MIN_IDLE_CONNECTIONS_PER_PEER,
                 settings.maxConcurrentDeliveries() + settings.relayParallelism()),
@@ -268,15 +269,17 @@ final class TransferClient implements AutoCloseable {
             .setRequesterDc(myDc)
             .build();
     CompletionStage<FetchOutcome> result =
-        Source.single(Frames.frame(TransportRequest.newBuilder().setFetch(req).build()))
-            .via(connection(peer))
-            .statefulMapConcat(
-                () ->
-                    new Frames.Splitter<FetchResponse>(
-                        FetchResponse::parseFrom, r -> r.getFound() ? r.getHeader().getSize() : 0))
-            .prefixAndTail(1)
-            .mapAsync(1, pair -> receiveFetched(peer, wanted, store, pair))
-            .runWith(Sink.head(), ext.materializer());
+        ext.run(
+            Source.single(Frames.frame(TransportRequest.newBuilder().setFetch(req).build()))
+                .via(connection(peer))
+                .statefulMapConcat(
+                    () ->
+                        new Frames.Splitter<FetchResponse>(
+                            FetchResponse::parseFrom,
+                            r -> r.getFound() ? r.getHeader().getSize() : 0))
+                .prefixAndTail(1)
+                .mapAsync(1, pair -> receiveFetched(peer, wanted, store, pair))
+                .toMat(Sink.head(), Keep.right()));
     return result.exceptionally(
         err ->
             new FetchOutcome(
@@ -299,13 +302,13 @@ final class TransferClient implements AutoCloseable {
     FetchResponse resp = ((Frames.Head<FetchResponse>) pair.first().get(0)).message();
     Source<Object, NotUsed> body = Frames.body(pair.second());
     if (!resp.getFound()) {
-      body.runWith(Sink.ignore(), ext.materializer());
+      ext.runWith(body, Sink.ignore());
       return CompletableFuture.completedFuture(
           new FetchOutcome(false, peer + " does not hold it: " + resp.getReason()));
     }
     long size = resp.getHeader().getSize();
     if (size != wanted.size()) {
-      body.runWith(Sink.ignore(), ext.materializer());
+      ext.runWith(body, Sink.ignore());
       return CompletableFuture.completedFuture(
           new FetchOutcome(
               false,
@@ -315,7 +318,7 @@ final class TransferClient implements AutoCloseable {
         .handle(
             (staged, err) -> {
               if (err != null) {
-                body.runWith(Sink.ignore(), ext.materializer());
+                ext.runWith(body, Sink.ignore());
                 return CompletableFuture.<Void>failedFuture(err);
               }
               return StoreWriter.fillAndPublish(
@@ -324,8 +327,7 @@ final class TransferClient implements AutoCloseable {
                   size,
                   wanted.crc32c(),
                   body,
-                  ext.materializer(),
-                  ext.blockingExecutor(),
+                  ext,
                   n -> metrics.bytesReceived(peer.dc(), myDc, n));
             })
         .thenCompose(f -> f)

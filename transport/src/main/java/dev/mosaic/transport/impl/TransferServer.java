@@ -116,19 +116,19 @@ final class TransferServer implements AutoCloseable {
   }
 
   CompletionStage<InetSocketAddress> bind(String host, int port) {
-    return Tcp.get(ext.system())
-        .bind(host, port, 100, List.of(), true, Optional.empty())
-        .to(
-            Sink.foreach(
-                c ->
-                    c.flow()
-                        .addAttributes(ConnectionBuffers.tcp())
-                        .join(
-                            security.encrypted()
-                                ? secured(c.remoteAddress())
-                                : connectionFlow(() -> null))
-                        .run(ext.materializer())))
-        .run(ext.materializer())
+    return ext.run(
+            Tcp.get(ext.system())
+                .bind(host, port, 100, List.of(), true, Optional.empty())
+                .to(
+                    Sink.foreach(
+                        c ->
+                            ext.run(
+                                c.flow()
+                                    .addAttributes(ConnectionBuffers.tcp())
+                                    .join(
+                                        security.encrypted()
+                                            ? secured(c.remoteAddress())
+                                            : connectionFlow(() -> null))))))
         .thenApply(
             b -> {
               binding = b;
@@ -221,7 +221,7 @@ final class TransferServer implements AutoCloseable {
       return receive(d.getHeader(), Frames.body(body), peer, (h, id, b) -> storeDelta(d, h, id, b))
           .thenApply(ack -> Source.single(Frames.frame(ack)));
     }
-    body.runWith(Sink.ignore(), ext.materializer());
+    ext.runWith(body, Sink.ignore());
     if (req.hasFetch()) {
       return CompletableFuture.completedFuture(serveFetch(req.getFetch(), peer));
     }
@@ -256,9 +256,7 @@ final class TransferServer implements AutoCloseable {
   /** Reads and discards the body of a refused push, counting its bytes as refused. */
   private void drain(FileHeader h, Source<Object, NotUsed> body) {
     String fromDc = policy.metricDc(h.getSenderDc());
-    body.runWith(
-        Sink.foreach(o -> metrics.bytesRefused(fromDc, dc, ((ByteString) o).size())),
-        ext.materializer());
+    ext.runWith(body, Sink.foreach(o -> metrics.bytesRefused(fromDc, dc, ((ByteString) o).size())));
   }
 
   /** What an admitted push does with its body; the caller counted it in {@code active}. */
@@ -376,8 +374,7 @@ final class TransferServer implements AutoCloseable {
                     h.getSize(),
                     h.getCrc32C(),
                     tee.body(),
-                    ext.materializer(),
-                    ext.blockingExecutor(),
+                    ext,
                     n -> metrics.bytesReceived(fromDc, dc, n));
               } finally {
                 tee.afterRun().run();
@@ -421,9 +418,8 @@ final class TransferServer implements AutoCloseable {
       return refuse(h, body, false, "busy: already receiving " + id);
     }
     String fromDc = policy.metricDc(h.getSenderDc());
-    return body.runWith(
-            Sink.fold(ByteString.emptyByteString(), (acc, o) -> acc.concat((ByteString) o)),
-            ext.materializer())
+    return ext.runWith(
+            body, Sink.fold(ByteString.emptyByteString(), (acc, o) -> acc.concat((ByteString) o)))
         .thenApplyAsync(
             bytes -> {
               metrics.bytesReceived(fromDc, dc, bytes.size());

@@ -2,6 +2,7 @@ package dev.mosaic.transport.impl;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mosaic.transport.PekkoTransport;
 import dev.mosaic.transport.SearcherEndpoint;
 import dev.mosaic.transport.wire.FileAck;
 import dev.mosaic.transport.wire.FileHeader;
@@ -11,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.util.ByteString;
 import org.junit.jupiter.api.AfterAll;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConnectionPoolTest {
   private static final ActorTestKit KIT = ActorTestKit.create();
-  private static final Materializer MAT = Materializer.createMaterializer(KIT.system());
+  private static final PekkoTransport TRANSPORT = PekkoTransport.get(KIT.system());
   private static final SearcherEndpoint PEER =
       new SearcherEndpoint("dc-a-2", "dc-a", "127.0.0.1", 1, "http://127.0.0.1:2");
 
@@ -72,7 +72,7 @@ class ConnectionPoolTest {
   void exchangesOneAfterTheOtherShareOneConnection() throws Exception {
     AtomicInteger connections = new AtomicInteger();
     try (ConnectionPool pool =
-        new ConnectionPool(peer(Integer.MAX_VALUE, connections), MAT, 4, t -> {})) {
+        new ConnectionPool(peer(Integer.MAX_VALUE, connections), TRANSPORT, 4, t -> {})) {
       for (int i = 1; i <= 50; i++) {
         FileAck ack =
             pool.exchange(PEER, push(i, i * 7)).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -86,7 +86,7 @@ class ConnectionPoolTest {
   @Test
   void aKeptConnectionThePeerClosedIsReplacedAndTheExchangeSucceeds() throws Exception {
     AtomicInteger connections = new AtomicInteger();
-    try (ConnectionPool pool = new ConnectionPool(peer(1, connections), MAT, 4, t -> {})) {
+    try (ConnectionPool pool = new ConnectionPool(peer(1, connections), TRANSPORT, 4, t -> {})) {
       for (int i = 1; i <= 5; i++) {
         FileAck ack =
             pool.exchange(PEER, push(i, 3)).toCompletableFuture().get(10, TimeUnit.SECONDS);
