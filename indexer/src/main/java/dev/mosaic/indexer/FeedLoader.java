@@ -295,6 +295,15 @@ public final class FeedLoader implements AutoCloseable {
         deleteCount++;
       }
     }
+    if (deleteCount == 0 && prev.madeFromTheSameDigests(snapshot.digests())) {
+      // every offer is what the state holds (timestamps aside), as when the state was made: no
+      // change to publish, no state to write (offers refused then were dead-lettered then)
+      long took = (System.nanoTime() - began) / 1_000_000;
+      PublishResult result =
+          new PublishResult(partner, snapshot.snapshotId(), 0, 0, prev.size(), 0, took, took, took);
+      LOG.info("published {} (no offer changed)", result);
+      return result;
+    }
     BurstSends sends = new BurstSends(partner, pending, batch);
     SnapshotDiff diff =
         new SnapshotDiff(

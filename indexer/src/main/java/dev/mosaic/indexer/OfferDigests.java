@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import com.dynatrace.hash4j.hashing.HashStream64;
 import java.util.Arrays;
 
 /**
@@ -32,6 +33,8 @@ final class OfferDigests {
   private int count;
   private int referenceStart;
   private int referenceLength;
+  private long hash;
+  private boolean hashed;
 
   /** Digests of offers within {@code bytes}, the whole serialized snapshot. */
   OfferDigests(byte[] bytes) {
@@ -57,6 +60,7 @@ final class OfferDigests {
       reader.read(bytes, start, length);
     } catch (WireReader.MalformedWireException e) {
       flags[i] = 0; // the diff reads it again and refuses it with this error
+      fingerprints[i] = ContentHash.of(bytes, start, length); // for hash() alone
       return;
     }
     int f = READ;
@@ -120,6 +124,30 @@ final class OfferDigests {
       return false;
     }
     return (f & HAS_PARTNER_ID) == 0 || (referenceIsPartner && (f & PARTNER_IS_REFERENCE) != 0);
+  }
+
+  /**
+   * A hash of everything the diff decides by: every offer's flags, id and dedup key hashes and
+   * fingerprint (for an offer that is not valid wire format, the hash of its bytes), in order, and
+   * the reference partner id. Two snapshots of one partner with equal hashes get the same diff
+   * against a state, so a snapshot whose hash is that of the snapshot a state was made from changes
+   * nothing (but with probability about 2^-64).
+   */
+  long hash() {
+    if (hashed) {
+      return hash;
+    }
+    HashStream64 h = ContentHash.stream().reset();
+    h.putBytes(bytes, referenceStart, referenceLength).putInt(referenceLength);
+    for (int i = 0; i < count; i++) {
+      h.putByte(flags[i])
+          .putLong(fingerprints[i])
+          .putLong(offerIdHashes[i])
+          .putLong(dedupKeyHashes[i]);
+    }
+    hash = h.putInt(count).getAsLong();
+    hashed = true;
+    return hash;
   }
 
   /** {@link OfferBytes#fingerprint()} of offer {@code i}. */

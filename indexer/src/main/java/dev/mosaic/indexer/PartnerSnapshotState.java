@@ -28,6 +28,11 @@ final class PartnerSnapshotState {
 
   private final Long2LongOpenHashMap entries;
 
+  /** {@link OfferDigests#hash()} of the snapshot this state was made from, when known. */
+  private long digestsHash;
+
+  private boolean digestsHashKnown;
+
   PartnerSnapshotState(int expected) {
     entries = new Long2LongOpenHashMap(expected);
     entries.defaultReturnValue(ABSENT);
@@ -49,6 +54,21 @@ final class PartnerSnapshotState {
 
   int size() {
     return entries.size();
+  }
+
+  /** Notes that this state was made from a snapshot with these {@link OfferDigests#hash()}. */
+  void madeFrom(long digestsHash) {
+    this.digestsHash = digestsHash;
+    this.digestsHashKnown = true;
+  }
+
+  /**
+   * Whether this state is known to be made from a snapshot whose offers' digests are {@code
+   * digests}' ({@link OfferDigests#hash()}): diffing that snapshot against it would change nothing.
+   * Not known for a state read back from disk or rebuilt from the topic.
+   */
+  boolean madeFromTheSameDigests(OfferDigests digests) {
+    return digestsHashKnown && digestsHash == digests.hash();
   }
 
   boolean contains(long offerHash) {

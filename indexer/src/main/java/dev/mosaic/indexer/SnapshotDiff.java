@@ -82,6 +82,7 @@ final class SnapshotDiff {
     this.snapshot = snapshot;
     this.prev = prev;
     this.next = new PartnerSnapshotState(snapshot.offerCount());
+    next.madeFrom(snapshot.digests().hash());
     this.partitions = partitions;
     this.checks = checks;
     this.reader = reader;

@@ -165,6 +165,42 @@ class FeedLoaderTest {
   }
 
   @Test
+  void aSnapshotOfTheSameOffersPublishesNothingAndAChangeAfterItIsFound(@TempDir Path state)
+      throws Exception {
+    List<CarOffer> cars = cars(14, 4);
+    CarOffer changed = cars.get(2);
+    CarOffer newPrice = changed.toBuilder().setPriceRub(changed.getPriceRub() + 500).build();
+    List<CarOffer> withChange = new ArrayList<>(cars);
+    withChange.set(2, newPrice);
+    try (FeedLoader loader = loader("same-offers", state)) {
+      assertThat(loader.publish(snapshot(cars, 1)).upserts()).isEqualTo(4);
+      FeedLoader.PublishResult same = loader.publish(snapshot(cars, 2));
+      assertThat(same.upserts()).isZero();
+      assertThat(same.deletes()).isZero();
+      assertThat(same.unchanged()).isEqualTo(4);
+
+      FeedLoader.PublishResult change = loader.publish(snapshot(withChange, 3));
+      assertThat(change.upserts()).isEqualTo(1);
+      assertThat(change.unchanged()).isEqualTo(3);
+      assertThat(loader.publish(snapshot(withChange, 4)).upserts()).isZero();
+    }
+    try (FeedLoader loader = loader("same-offers", state)) {
+      // the state read back from disk, after the change: the diff finds nothing new either
+      FeedLoader.PublishResult afterRestart = loader.publish(snapshot(withChange, 5));
+      assertThat(afterRestart.upserts()).isZero();
+      assertThat(afterRestart.unchanged()).isEqualTo(4);
+    }
+    List<ConsumerRecord<byte[], byte[]>> records = readAll(kafka, "same-offers", 5);
+    assertThat(records).as("4 first upserts and the one change").hasSize(5);
+    List<ConsumerRecord<byte[], byte[]>> ofChanged =
+        records.stream()
+            .filter(r -> new String(r.key(), StandardCharsets.UTF_8).equals(key(changed)))
+            .toList();
+    assertThat(Offer.parseFrom(ofChanged.getLast().value()).getCar().getPriceRub())
+        .isEqualTo(newPrice.getPriceRub());
+  }
+
+  @Test
   void previousSnapshotSurvivesALoaderRestartWithAStateDirectory(@TempDir Path state)
       throws Exception {
     List<CarOffer> cars = cars(13, 5);

@@ -3,10 +3,12 @@ package dev.mosaic.indexer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
 import dev.mosaic.api.feed.Offer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OfferBytesTest {
@@ -130,6 +132,68 @@ class OfferBytesTest {
               bytes.bytes(), bytes.offerStart(i), bytes.offerStart(i) + bytes.offerLength(i));
       assertThat(parse(offer)).isEqualTo(snapshot.getOffers(i));
     }
+  }
+
+  @Test
+  void theDigestsHashIsEqualExactlyWhenTheDiffWouldFindTheSameOffers() {
+    List<CarOffer> cars = KafkaTestSupport.cars(23, 6);
+    FeedSnapshot first = KafkaTestSupport.snapshot(cars, 1);
+    long hash = SnapshotBytes.read(first.toByteArray()).digests().hash();
+    FeedSnapshot later =
+        KafkaTestSupport.snapshot(cars, 2).toBuilder().setCreatedAtMillis(9).build();
+    FeedSnapshot observedLater =
+        later.toBuilder()
+            .setOffers(0, later.getOffers(0).toBuilder().setObservedAtMillis(123_456).build())
+            .build();
+    for (FeedSnapshot same : List.of(later, observedLater)) {
+      assertThat(SnapshotBytes.read(same.toByteArray()).digests().hash())
+          .as("the same offers in another snapshot, observed at another time")
+          .isEqualTo(hash);
+    }
+
+    Offer changed = first.getOffers(3);
+    FeedSnapshot reordered =
+        first.toBuilder()
+            .clearOffers()
+            .addAllOffers(first.getOffersList().subList(1, 6))
+            .addOffers(first.getOffers(0))
+            .build();
+    byte[] garbage = {(byte) 0xff, 1, 2};
+    byte[] otherGarbage = {(byte) 0xff, 1, 3};
+    List<byte[]> others =
+        List.of(
+            first.toBuilder()
+                .setOffers(
+                    3,
+                    changed.toBuilder()
+                        .setCar(
+                            changed.getCar().toBuilder()
+                                .setPriceRub(changed.getCar().getPriceRub() + 1)))
+                .build()
+                .toByteArray(),
+            first.toBuilder()
+                .setOffers(3, changed.toBuilder().setDedupKey(changed.getDedupKey() + "-2"))
+                .build()
+                .toByteArray(),
+            reordered.toByteArray(),
+            first.toBuilder().removeOffers(5).build().toByteArray(),
+            first.toBuilder().addOffers(first.getOffers(5)).build().toByteArray());
+    for (byte[] other : others) {
+      assertThat(SnapshotBytes.read(other).digests().hash()).isNotEqualTo(hash);
+    }
+    assertThat(SnapshotBytes.read(withRawOffer(first, garbage)).digests().hash())
+        .as("an offer that is not valid wire format counts with its bytes")
+        .isNotEqualTo(SnapshotBytes.read(withRawOffer(first, otherGarbage)).digests().hash());
+  }
+
+  /** {@code snapshot} with one more offer field holding {@code raw}. */
+  private static byte[] withRawOffer(FeedSnapshot snapshot, byte[] raw) {
+    byte[] head = snapshot.toByteArray();
+    byte[] out = Arrays.copyOf(head, head.length + 2 + raw.length);
+    out[head.length] = (byte) (FeedSnapshot.OFFERS_FIELD_NUMBER << 3 | 2);
+    out[head.length + 1] = (byte) raw.length;
+    System.arraycopy(raw, 0, out, head.length + 2, raw.length);
+    return out;
   }
 
   @Test
