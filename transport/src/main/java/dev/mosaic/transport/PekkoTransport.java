@@ -7,6 +7,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.stream.ActorAttributes;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.Materializer;
@@ -17,9 +18,9 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * The transport as a Pekko extension: one per actor system, holding what every {@link
- * TransportNode} and {@link TransportSender} of that system shares — the stream materializer, the
- * dispatcher for blocking file work (staging, fsync, verification) and the settings read from the
- * system's {@code mosaic.transport} config section.
+ * TransportNode} and {@link TransportSender} of that system shares — where transfer streams run,
+ * the dispatcher for blocking file work (staging, fsync, verification) and the settings read from
+ * the system's {@code mosaic.transport} config section.
  *
  * <p>Transfer streams run on their own dispatcher, {@value #STREAM_DISPATCHER} (see {@link
  * #run(RunnableGraph)}): a file crosses several stages that are actors of their own (the TLS stage,
@@ -69,6 +70,14 @@ public final class PekkoTransport implements Extension {
         .withFallback(config);
   }
 
+  /**
+   * A new actor system for transport connections, from the default config ({@code
+   * ConfigFactory.load()}) with {@link #systemConfig(Config)}.
+   */
+  public static ActorSystem<Void> newActorSystem(String name) {
+    return ActorSystem.create(Behaviors.empty(), name, systemConfig(ConfigFactory.load()));
+  }
+
   /** The extension of {@code system}, created on first use. */
   public static PekkoTransport get(ActorSystem<?> system) {
     return system.registerExtension(ID);
@@ -77,14 +86,6 @@ public final class PekkoTransport implements Extension {
   /** The actor system this extension belongs to. */
   public ActorSystem<?> system() {
     return system;
-  }
-
-  /**
-   * The system's materializer. Transfer streams are run with {@link #run(RunnableGraph)} or {@link
-   * #runWith(Source, Sink)}, which put them on the transport's dispatcher.
-   */
-  public Materializer materializer() {
-    return materializer;
   }
 
   /** Runs {@code graph} on the transport's stream dispatcher. */

@@ -1,6 +1,5 @@
 package dev.mosaic.transport;
 
-import com.typesafe.config.ConfigFactory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -20,7 +19,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.TestingServer;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * Real ZooKeeper (curator-test), one shared actor system, many searcher transport nodes with
@@ -68,9 +66,7 @@ final class TestCluster implements AutoCloseable {
     this.root = root;
     this.settings = settings;
     this.zk = new TestingServer(true);
-    this.system =
-        ActorSystem.create(
-            Behaviors.empty(), "transport-test", PekkoTransport.systemConfig(ConfigFactory.load()));
+    this.system = PekkoTransport.newActorSystem("transport-test");
   }
 
   /** A started client holding the pipeline's ZooKeeper credential. */

@@ -1,6 +1,5 @@
 package dev.mosaic.bench.transport;
 
-import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionSender.DeliveryReport;
 import dev.mosaic.transport.ClusterCertificates;
@@ -30,7 +29,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * Transport load tool. Part 1: one large file delivered over loopback to the entry searcher of a
@@ -109,11 +107,7 @@ public final class TransportBench {
         Runtime.version());
 
     try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper(work.resolve("zk").toFile())) {
-      ActorSystem<Void> system =
-          ActorSystem.create(
-              Behaviors.empty(),
-              "transport-bench",
-              PekkoTransport.systemConfig(ConfigFactory.load()));
+      ActorSystem<Void> system = PekkoTransport.newActorSystem("transport-bench");
       try {
         double[] single = singleFile(zk, system, work, sizeBytes, peers);
         double[] fanout = fanout(zk, system, work, partitions, fileBytes, dcs, perDc);

@@ -1,6 +1,5 @@
 package dev.mosaic.transport.impl;
 
-import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.PartitionFileId;
 import dev.mosaic.partition.PartitionManifest;
 import dev.mosaic.partition.ReceivingStore;
@@ -35,7 +34,6 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.zookeeper.CreateMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,10 +125,7 @@ public final class DefaultTransportNode implements TransportNode {
     system =
         givenSystem != null
             ? givenSystem
-            : ActorSystem.create(
-                Behaviors.empty(),
-                "mosaic-node-" + DefaultTransportSender.safe(nodeId),
-                PekkoTransport.systemConfig(ConfigFactory.load()));
+            : PekkoTransport.newActorSystem("mosaic-node-" + DefaultTransportSender.safe(nodeId));
     PekkoTransport ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
     NodeIdentity self = NodeIdentity.searcher(nodeId, dc);

@@ -1,6 +1,5 @@
 package dev.mosaic.transport.impl;
 
-import com.typesafe.config.ConfigFactory;
 import dev.mosaic.partition.ChangeSetFile;
 import dev.mosaic.partition.FileDigest;
 import dev.mosaic.partition.ManifestRecord;
@@ -38,7 +37,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,10 +84,7 @@ public final class DefaultTransportSender implements TransportSender {
     system =
         givenSystem != null
             ? givenSystem
-            : ActorSystem.create(
-                Behaviors.empty(),
-                "mosaic-sender-" + safe(nodeId),
-                PekkoTransport.systemConfig(ConfigFactory.load()));
+            : PekkoTransport.newActorSystem("mosaic-sender-" + safe(nodeId));
     ext = PekkoTransport.get(system);
     settings = overrides != null ? overrides : ext.settings();
     NodeIdentity self = NodeIdentity.indexer(nodeId, dc);
