@@ -44,6 +44,7 @@ public final class DatabaseUpdate {
   private int count;
   private int carriedOver;
   private boolean fsync = true;
+  private Database dictionaryDonor;
 
   private DatabaseUpdate(Schema schema, Database base) {
     this.schema = schema;
@@ -127,6 +128,31 @@ public final class DatabaseUpdate {
     return this;
   }
 
+  /**
+   * For a {@link #fresh} build: compresses zstd payload blocks with the dictionary of {@code donor}
+   * (a partition database of this library; the update does not close it) instead of training one on
+   * this build's payloads, when the donor stores its payloads as zstd blocks with one dictionary
+   * (otherwise a dictionary is trained as usual). The file is then byte for byte the one {@link
+   * DatabaseBuilder#create(Schema)} writes with {@link DatabaseBuilder#payloadDictionaryOf
+   * payloadDictionaryOf(donor)}, and a later update on it keeps that dictionary. Training is most
+   * of a full build's time when a node builds many partitions of one kind of payload (zstd trains
+   * for milliseconds per partition whatever the partition's size); a dictionary of another
+   * partition of the same schema compresses about as well. NOTE: the file then depends on the
+   * donor, not only on the documents: a build that must reproduce a file from its documents alone
+   * must not take one. The donor must stay open until {@link #writeTo(Path)} returns.
+   *
+   * @throws IllegalStateException on an update on a base (it keeps the base's dictionary)
+   */
+  public DatabaseUpdate payloadDictionaryOf(Database donor) {
+    Objects.requireNonNull(donor, "donor");
+    if (base != null) {
+      throw new IllegalStateException(
+          "payloadDictionaryOf: an update on a base keeps the base's payload dictionary");
+    }
+    this.dictionaryDonor = donor;
+    return this;
+  }
+
   private void append(int entry) {
     if (count == Integer.MAX_VALUE - 8) {
       throw new IllegalStateException("a database holds at most " + count + " documents");
@@ -149,7 +175,8 @@ public final class DatabaseUpdate {
   public Summary writeTo(Path output) throws IOException {
     Objects.requireNonNull(output, "output");
     long started = System.nanoTime();
-    long size = PartitionUpdate.write(schema, base, order, count, added, output, fsync);
+    long size =
+        PartitionUpdate.write(schema, base, dictionaryDonor, order, count, added, output, fsync);
     return new Summary(output, count, carriedOver, added.size(), size, System.nanoTime() - started);
   }
 

@@ -514,6 +514,71 @@ class DatabaseUpdateTest {
     }
   }
 
+  /** Documents with compressible payloads of their own ({@code tag} varies the text). */
+  private static List<Document> compressibleDocuments(Random random, int count, String tag) {
+    List<Document> docs = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      StringBuilder payload = new StringBuilder();
+      while (payload.length() < 300 + random.nextInt(600)) {
+        payload.append(tag).append(random.nextInt(50)).append(" price ").append(random.nextInt(9));
+      }
+      docs.add(
+          Document.builder(SCHEMA)
+              .add("name", tag + i)
+              .add("n", i)
+              .payload(payload.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              .build());
+    }
+    return docs;
+  }
+
+  @Test
+  void aFreshBuildWithADonorsDictionaryIsTheBuildersBytesWithThatDictionary() throws Exception {
+    Random random = new Random(SEED);
+    Path donorFile = written(SCHEMA, compressibleDocuments(random, 400, "sedan"), "donor.mosaic");
+    List<Document> docs = compressibleDocuments(random, 300, "wagon");
+    try (Database donor = Database.open(donorFile)) {
+      DatabaseUpdate update = DatabaseUpdate.fresh(SCHEMA).payloadDictionaryOf(donor);
+      docs.forEach(update::add);
+      Path out = dir.resolve("borrowed.mosaic");
+      update.writeTo(out);
+
+      DatabaseBuilder expected = DatabaseBuilder.create(SCHEMA).payloadDictionaryOf(donor);
+      docs.forEach(expected::add);
+      assertThat(Files.readAllBytes(out))
+          .as("byte for byte the builder's file with the donor's dictionary")
+          .isEqualTo(expected.toByteArray());
+
+      DatabaseBuilder trained = DatabaseBuilder.create(SCHEMA);
+      docs.forEach(trained::add);
+      assertThat(Files.readAllBytes(out))
+          .as("not the file of a build that trains its own dictionary")
+          .isNotEqualTo(trained.toByteArray());
+
+      try (var written = dev.mosaic.format.impl.DatabaseReader.of(Database.open(out, true));
+          var donorReader = dev.mosaic.format.impl.DatabaseReader.of(Database.open(donorFile))) {
+        assertThat(written.payloadsCompressed()).isTrue();
+        assertThat(written.layout().orElseThrow().payloadDictionaryBytes())
+            .isEqualTo(donorReader.layout().orElseThrow().payloadDictionaryBytes())
+            .isPositive();
+        for (int d = 0; d < docs.size(); d++) {
+          assertThat(written.payloadBytes(d)).isEqualTo(docs.get(d).payload());
+        }
+      }
+    }
+  }
+
+  @Test
+  void anUpdateOnABaseRefusesADonorsDictionary() throws Exception {
+    Random random = new Random(SEED);
+    Path file = written(SCHEMA, compressibleDocuments(random, 50, "coupe"), "base.mosaic");
+    try (Database base = Database.open(file)) {
+      assertThatThrownBy(() -> DatabaseUpdate.on(base).payloadDictionaryOf(base))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("keeps the base's payload dictionary");
+    }
+  }
+
   @Test
   void aFreshBuildHasNothingToKeep() {
     assertThatThrownBy(() -> DatabaseUpdate.fresh(SCHEMA).keep(0))

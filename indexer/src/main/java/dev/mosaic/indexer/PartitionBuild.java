@@ -51,18 +51,22 @@ final class PartitionBuild {
       Path output,
       boolean fsync)
       throws IOException {
-    return write(plan, schema, base, id, output, output, fsync);
+    return write(plan, schema, base, null, id, output, output, fsync);
   }
 
   /**
    * {@link #write(PartitionState.Plan, Schema, Database, PartitionFileId, Path, boolean)} into
    * {@code output}, a temporary file the caller later renames to {@code published}: the change set
    * is kept beside {@code published}, where the transport looks for it.
+   *
+   * @param dictionaryDonor without a base, the database whose payload dictionary the full build
+   *     compresses with instead of training one ({@link DictionaryDonor}), or null to train
    */
   static Result write(
       PartitionState.Plan plan,
       Schema schema,
       Database base,
+      Database dictionaryDonor,
       PartitionFileId id,
       Path output,
       Path published,
@@ -74,6 +78,9 @@ final class PartitionBuild {
     }
     DatabaseUpdate update =
         (base == null ? DatabaseUpdate.fresh(schema) : DatabaseUpdate.on(base)).fsync(fsync);
+    if (base == null && dictionaryDonor != null) {
+      update.payloadDictionaryOf(dictionaryDonor);
+    }
     ChangeSet.Recorder changes =
         base == null || plan.base() == null ? null : ChangeSet.recorder(base);
     long[] keys = plan.keys();

@@ -57,6 +57,7 @@ final class PartitionRebuilder {
   private final AtomicLongArray lastVersion;
   private final IntConsumer restore;
   private final DurablePublisher publisher;
+  private final DictionaryDonor dictionaryDonor = new DictionaryDonor();
 
   PartitionRebuilder(
       IndexerConfig config,
@@ -123,7 +124,11 @@ final class PartitionRebuilder {
       Path temp = PartitionLayout.tempFileFor(file);
       PartitionBuild.Result built;
       try (Database base = openBase(plan)) {
-        built = PartitionBuild.write(plan, current, base, id, temp, file, false);
+        Database donor = base == null ? dictionaryDonor.of(current) : null;
+        built = PartitionBuild.write(plan, current, base, donor, id, temp, file, false);
+        if (base == null && donor == null) {
+          dictionaryDonor.offer(current, temp, built.summary().documents());
+        }
       } catch (Exception | Error e) {
         Files.deleteIfExists(temp);
         dev.mosaic.partition.ChangeSetFile.delete(file);

@@ -63,6 +63,8 @@ public final class PartitionUpdate {
    * Writes the update.
    *
    * @param base the previous partition (checked by {@link #checkBase}), or null for a full build
+   * @param dictionaryDonor for a full build, the database whose payload dictionary it compresses
+   *     with instead of training one (see {@link DatabaseWriter#payloadDictionaryOf}), or null
    * @param order the output documents: a base id, or {@code ADDED | i} for {@code added.get(i)}
    * @param count number of entries of {@code order} used
    * @return the size of the file written
@@ -70,6 +72,7 @@ public final class PartitionUpdate {
   public static long write(
       Schema schema,
       Database base,
+      Database dictionaryDonor,
       int[] order,
       int count,
       List<Document> added,
@@ -78,6 +81,9 @@ public final class PartitionUpdate {
       throws IOException {
     if (base == null) {
       DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
+      if (dictionaryDonor != null) {
+        writer.payloadDictionaryOf(dictionaryDonor);
+      }
       return DurableFiles.writeChannel(output, Replace.EXISTING, sync(fsync), writer::writeTo);
     }
     DatabaseReader reader = DatabaseReader.of(base);
