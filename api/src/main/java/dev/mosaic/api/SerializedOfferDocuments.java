@@ -45,14 +45,28 @@ public final class SerializedOfferDocuments {
       return new Names(schema, fields, utf8);
     }
 
-    Field find(byte[] bytes, int start, int length) {
-      for (int i = 0; i < utf8.length; i++) {
-        byte[] n = utf8[i];
-        if (n.length == length && Arrays.equals(n, 0, length, bytes, start, start + length)) {
-          return fields.get(i);
+    /**
+     * The index of the field named by {@code bytes[start, start + length)}, or -1. Tries {@code
+     * hint} and the field after it first: an offer usually lists its fields in the schema's order,
+     * so the previous value's field (a field of several values) or the one after it is likely.
+     */
+    int find(byte[] bytes, int start, int length, int hint) {
+      for (int h = hint; h <= hint + 1; h++) {
+        if (h >= 0 && h < utf8.length && named(h, bytes, start, length)) {
+          return h;
         }
       }
-      return null;
+      for (int i = 0; i < utf8.length; i++) {
+        if (named(i, bytes, start, length)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    private boolean named(int i, byte[] bytes, int start, int length) {
+      byte[] n = utf8[i];
+      return n.length == length && Arrays.equals(n, 0, length, bytes, start, start + length);
     }
   }
 
@@ -97,6 +111,7 @@ public final class SerializedOfferDocuments {
     }
     Document.Builder document = Document.builder(schema);
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
+    int field = -1; // the field of the last value added
     int payloadField = 0;
     int payloadStart = 0;
     int payloadLength = 0;
@@ -128,7 +143,8 @@ public final class SerializedOfferDocuments {
           int size = in.readRawVarint32();
           int start = offset + in.getTotalBytesRead();
           in.skipRawBytes(size);
-          if (!addValue(n, document, bytes, start, size)) {
+          field = addValue(n, document, bytes, start, size, field);
+          if (field < 0) {
             return null;
           }
         }
@@ -157,11 +173,15 @@ public final class SerializedOfferDocuments {
     return document.payload(payload).build();
   }
 
-  /** Adds one serialized {@link FieldValue}; false when the slow path must decide. */
-  private static boolean addValue(
-      Names names, Document.Builder document, byte[] bytes, int start, int size)
+  /**
+   * Adds one serialized {@link FieldValue}; returns its field's index, or -1 when the slow path
+   * must decide. {@code hint}: the field of the previous value (see {@link Names#find}).
+   */
+  private static int addValue(
+      Names names, Document.Builder document, byte[] bytes, int start, int size, int hint)
       throws IOException {
     CodedInputStream in = CodedInputStream.newInstance(bytes, start, size);
+    int index = -1;
     Field field = null;
     Object value = null;
     while (true) {
@@ -173,30 +193,31 @@ public final class SerializedOfferDocuments {
       int wireType = WireFormat.getTagWireType(tag);
       if (number == FieldValue.NAME_FIELD_NUMBER) {
         if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || field != null) {
-          return false;
+          return -1;
         }
         int length = in.readRawVarint32();
         int at = start + in.getTotalBytesRead();
         in.skipRawBytes(length);
-        field = names.find(bytes, at, length);
-        if (field == null) {
-          return false; // unknown field (or invalid UTF-8): the slow path's error
+        index = names.find(bytes, at, length, hint);
+        if (index < 0) {
+          return -1; // unknown field (or invalid UTF-8): the slow path's error
         }
+        field = names.fields().get(index);
         continue;
       }
       if (value != null) {
-        return false; // a second value: the last one wins, the parser knows which
+        return -1; // a second value: the last one wins, the parser knows which
       }
       value = value(number, wireType, in, bytes, start);
       if (value == null) {
-        return false;
+        return -1;
       }
     }
     if (field == null || value == null || kind(value) != OfferDocuments.kindOf(field.type())) {
-      return false;
+      return -1;
     }
-    document.add(field.name(), value instanceof TimestampMillis t ? t.millis() : value);
-    return true;
+    document.add(index, value instanceof TimestampMillis t ? t.millis() : value);
+    return index;
   }
 
   /** The Java value of one oneof member, or null for a member this path does not read. */

@@ -1,6 +1,7 @@
 package dev.mosaic.format;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -72,6 +73,12 @@ public final class Document {
 
     private byte[] payload = new byte[0];
 
+    /**
+     * Whether the last {@link #build()} handed the lists of {@link #more} to its document: the next
+     * {@link #add} copies them first, so a document never changes after it is built.
+     */
+    private boolean handedOver;
+
     @SuppressWarnings("unchecked")
     private Builder(Schema schema) {
       this.schema = Objects.requireNonNull(schema, "schema");
@@ -89,12 +96,27 @@ public final class Document {
      */
     public Builder add(String field, Object value) {
       int index = schema.fieldIndex(field);
-      Field f = index < 0 ? schema.field(field) : fields.get(index); // unknown: throws, naming it
+      if (index < 0) {
+        schema.field(field); // unknown: throws, naming it
+      }
+      return add(index, value);
+    }
+
+    /**
+     * Adds a value to the field at index {@code field} of {@link Schema#fields()}, as {@link
+     * #add(String, Object)} does (without a look-up by name: for mappers that resolved the field).
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index
+     * @throws IllegalArgumentException as {@link #add(String, Object)}
+     */
+    public Builder add(int field, Object value) {
+      int index = java.util.Objects.checkIndex(field, fields.size());
+      Field f = fields.get(index);
       byte[] bytes;
       try {
         bytes = f.type().encode(value);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("field '" + field + "': " + e.getMessage(), e);
+        throw new IllegalArgumentException("field '" + f.name() + "': " + e.getMessage(), e);
       }
       if (first[index] == null) {
         first[index] = bytes;
@@ -102,7 +124,19 @@ public final class Document {
       }
       if (f.role().isSortable()) {
         throw new IllegalArgumentException(
-            "field '" + field + "' is " + f.role() + " and takes exactly one value per document");
+            "field '"
+                + f.name()
+                + "' is "
+                + f.role()
+                + " and takes exactly one value per document");
+      }
+      if (handedOver) {
+        for (int i = 0; i < more.length; i++) {
+          if (more[i] != null) {
+            more[i] = new ArrayList<>(more[i]);
+          }
+        }
+        handedOver = false;
       }
       if (more[index] == null) {
         more[index] = new ArrayList<>(4);
@@ -160,7 +194,9 @@ public final class Document {
           }
           byIndex[i] = List.of();
         } else {
-          byIndex[i] = more[i] == null ? List.of(first[i]) : List.copyOf(more[i]);
+          // the builder's list itself, read-only (no copy: a later add() copies it first)
+          byIndex[i] = more[i] == null ? List.of(first[i]) : Collections.unmodifiableList(more[i]);
+          handedOver |= more[i] != null;
         }
       }
       return new Document(schema, byIndex, payload);
