@@ -17,6 +17,20 @@ interface DocumentSource {
   /** The values of field {@code field} (schema index) in document {@code doc}, any order. */
   List<byte[]> values(int doc, int field);
 
+  /**
+   * One field's values in all documents: document {@code d}'s at {@code values[start[d], start[d +
+   * 1])}, in the order {@link #values(int, int)} gives them. NOTE: shared, do not modify.
+   */
+  record Column(byte[][] values, int[] start) {}
+
+  /**
+   * The values of field {@code field} in every document, as {@link #values(int, int)} gives them
+   * document by document.
+   */
+  default Column column(int field) {
+    return Columns.of(this, 1, field)[0];
+  }
+
   /** The payload of document {@code doc}; not modified by the caller. */
   byte[] payload(int doc);
 
@@ -30,12 +44,30 @@ interface DocumentSource {
     return false;
   }
 
-  /** A view of a growing list of documents of {@code schema}. */
+  /**
+   * A view of a growing list of documents of {@code schema}. Its {@link #column columns} are read
+   * in one pass over the documents, all fields at once, and kept while no document is added: a
+   * partition's documents, each an object graph of its own, are walked once rather than once per
+   * field (per field, every value cost a few cache misses).
+   */
   static DocumentSource of(Schema schema, List<Document> documents) {
+    int fields = schema.fields().size();
     return new DocumentSource() {
+      private Column[] columns;
+      private int columnsSize = -1;
+
       @Override
       public int size() {
         return documents.size();
+      }
+
+      @Override
+      public Column column(int field) {
+        if (columnsSize != documents.size()) {
+          columns = Columns.of(this, fields, -1);
+          columnsSize = documents.size();
+        }
+        return columns[field];
       }
 
       @Override
@@ -53,5 +85,46 @@ interface DocumentSource {
         return true;
       }
     };
+  }
+}
+
+/** Reads fields' values into {@link DocumentSource.Column}s. Not instantiable. */
+final class Columns {
+  private Columns() {}
+
+  /**
+   * With {@code only} < 0 the columns of fields {@code [0, fields)}, read in one pass over the
+   * documents; else the column of field {@code only} alone (at index 0).
+   */
+  static DocumentSource.Column[] of(DocumentSource source, int fields, int only) {
+    int n = source.size();
+    int count = only < 0 ? fields : 1;
+    byte[][][] values = new byte[count][Math.max(16, n)][];
+    int[][] starts = new int[count][n + 1];
+    int[] used = new int[count];
+    for (int doc = 0; doc < n; doc++) {
+      for (int c = 0; c < count; c++) {
+        int field = only < 0 ? c : only;
+        List<byte[]> v = source.values(doc, field);
+        int size = v.size();
+        starts[c][doc] = used[c];
+        if (used[c] + size > values[c].length) {
+          long grown = Math.max((long) used[c] + size, values[c].length * 2L);
+          if (grown > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("field " + field + " has too many values: " + grown);
+          }
+          values[c] = java.util.Arrays.copyOf(values[c], (int) grown);
+        }
+        for (int i = 0; i < size; i++) {
+          values[c][used[c]++] = v.get(i);
+        }
+      }
+    }
+    DocumentSource.Column[] columns = new DocumentSource.Column[count];
+    for (int c = 0; c < count; c++) {
+      starts[c][n] = used[c];
+      columns[c] = new DocumentSource.Column(values[c], starts[c]);
+    }
+    return columns;
   }
 }

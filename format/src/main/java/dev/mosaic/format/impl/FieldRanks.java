@@ -35,22 +35,23 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * @return null when the values differ in width, are wider than 8 bytes, or there are none
    */
   static FieldRanks packed(DocumentSource source, int fieldIndex, String name) {
-    int n = source.size();
+    return packed(source.size(), source.column(fieldIndex), name);
+  }
+
+  private static FieldRanks packed(int n, DocumentSource.Column column, String name) {
     int width = -1;
     boolean multi = false;
-    long[] keys = new long[Math.max(16, n)];
-    int[] start = new int[n + 1];
+    byte[][] all = column.values();
+    int[] start = column.start().clone(); // compacted in place below
+    int total = start[n];
+    long[] keys = new long[Math.max(16, total)];
     int used = 0;
     for (int doc = 0; doc < n; doc++) {
-      start[doc] = used;
-      List<byte[]> values = source.values(doc, fieldIndex);
-      int count = values.size();
+      int from = start[doc];
+      int count = start[doc + 1] - from;
       multi |= count > 1;
-      if (used + count > keys.length) {
-        keys = Arrays.copyOf(keys, grownLength(used, count, keys.length, name));
-      }
-      for (int i = 0; i < count; i++) {
-        byte[] v = values.get(i);
+      for (int i = from; i < from + count; i++) {
+        byte[] v = all[i];
         if (v.length != width) {
           if (width >= 0 || v.length > 8) {
             return null;
@@ -94,40 +95,27 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
   }
 
   /**
-   * The length an array of {@code length} entries grows to so that it holds {@code used + count}.
-   */
-  private static int grownLength(int used, int count, int length, String name) {
-    long grown = Math.max((long) used + count, length * 2L);
-    if (grown > Integer.MAX_VALUE - 16) {
-      throw new IllegalStateException("field '" + name + "' has too many values: " + grown);
-    }
-    return (int) grown;
-  }
-
-  /**
    * Builds a field's ranks in time linear in its values plus one sort of its distinct ones: one
    * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
    * sorted once, and the provisional ids are then mapped to ranks through an array.
    */
   static FieldRanks hashed(DocumentSource source, int fieldIndex, String name) {
     int n = source.size();
+    DocumentSource.Column column = source.column(fieldIndex);
     Object2IntOpenCustomHashMap<byte[]> idOf =
         new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), ByteArrays.HASH_STRATEGY);
     idOf.defaultReturnValue(-1);
     List<byte[]> distinctValues = new ArrayList<>();
-    int[] start = new int[n + 1];
-    int[] ranks = new int[Math.max(16, n)];
+    byte[][] all = column.values();
+    int[] start = column.start().clone(); // compacted in place below
+    int[] ranks = new int[Math.max(16, start[n])];
     int used = 0;
     boolean multi = false;
     for (int doc = 0; doc < n; doc++) {
-      start[doc] = used;
-      List<byte[]> values = source.values(doc, fieldIndex);
-      int count = values.size();
-      if (used + count > ranks.length) {
-        ranks = Arrays.copyOf(ranks, grownLength(used, count, ranks.length, name));
-      }
-      for (int i = 0; i < count; i++) {
-        byte[] v = values.get(i);
+      int from = start[doc];
+      int count = start[doc + 1] - from;
+      for (int i = from; i < from + count; i++) {
+        byte[] v = all[i];
         int id = idOf.putIfAbsent(v, distinctValues.size());
         if (id < 0) {
           id = distinctValues.size();
