@@ -266,7 +266,7 @@ public final class PartitionStore implements ReceivingStore, Closeable {
     // durable before anyone is told (and before the transport acknowledges), but outside the lock
     // so publishes of other partitions do not queue behind this fsync
     DurableFiles.forceDirectory(dir);
-    LOG.info("published {} ({})", id, v.digest());
+    LOG.debug("published {} ({})", id, v.digest());
     prune(id);
     notifyListeners(id.schemaVersion(), id.partition());
   }

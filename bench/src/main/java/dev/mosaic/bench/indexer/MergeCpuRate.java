@@ -27,7 +27,8 @@ import java.util.zip.GZIPOutputStream;
  * partitions, 1% changed) and keeps them in {@code <dir>/offers.bin.gz}; every run builds the base
  * files ({@code -DfullPasses=N} times, default once, each pass printed with its full-build
  * documents per second of thread CPU time: that includes native code, such as zstd training a
- * payload dictionary, which a Java flight recording's execution samples do not see), then runs
+ * payload dictionary, which a Java flight recording's execution samples do not see; as the node's
+ * full builds, the first partition trains the dictionary the later ones compress with), then runs
  * merge passes over all partitions and prints each pass's carried-over documents per second of
  * thread CPU time (all of it, and user time alone: the kernel's part, creating and renaming files,
  * depends on the file system; {@code FILES_DIR} on a tmpfs leaves it small), and the medians of the
@@ -64,12 +65,22 @@ public final class MergeCpuRate {
     for (int pass = 0; pass < fullPasses; pass++) {
       long cpu = threads.getCurrentThreadCpuTime();
       long docs = 0;
+      // as the node's full builds (and BuildThroughput's): the first lends its dictionary
+      Database donor = null;
       for (int p = 0; p < partitions.size(); p++) {
         DatabaseUpdate update = DatabaseUpdate.fresh(CarsSchema.SCHEMA);
+        if (donor != null) {
+          update.payloadDictionaryOf(donor);
+        }
         for (byte[] offer : partitions.get(p).offers()) {
           update.add(document(offer));
         }
-        docs += update.fsync(false).writeTo(files.resolve(p + ".f" + pass + ".mosaic")).documents();
+        Path out = files.resolve(p + ".f" + pass + ".mosaic");
+        int documents = update.fsync(false).writeTo(out).documents();
+        docs += documents;
+        if (donor == null && documents >= BuildThroughput.DONOR_MIN_DOCUMENTS) {
+          donor = Database.fromBytes(Files.readAllBytes(out));
+        }
         if (pass > 0) {
           Files.delete(files.resolve(p + ".f" + (pass - 1) + ".mosaic"));
         }
