@@ -74,9 +74,9 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       names = "--warmup-cycles",
       description =
           "cycles run before the measured ones and not counted: the first cycles after start-up"
-              + " still compile the cycle's code paths, through about the sixth in the indexer"
-              + " bench (default ${DEFAULT-VALUE})")
-  int warmupCycles = 4;
+              + " still compile the cycle's code paths; the process CPU per cycle fell until about"
+              + " the ninth cycle (default ${DEFAULT-VALUE})")
+  int warmupCycles = 8;
 
   @Option(
       names = "--change-fraction",
