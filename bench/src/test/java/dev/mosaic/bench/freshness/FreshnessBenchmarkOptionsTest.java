@@ -22,7 +22,7 @@ class FreshnessBenchmarkOptionsTest {
     assertThat(s.offers()).isEqualTo(500_000);
     assertThat(s.partitions()).isEqualTo(1024);
     assertThat(s.cycles()).isEqualTo(10);
-    assertThat(s.warmupCycles()).isEqualTo(4);
+    assertThat(s.warmupCycles()).isEqualTo(8);
     assertThat(s.changeFraction()).isEqualTo(0.01);
     assertThat(s.cycleTimeout()).isEqualTo(Duration.ofMinutes(10));
   }
