@@ -35,10 +35,10 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * @return null when the values differ in width, are wider than 8 bytes, or there are none
    */
   static FieldRanks packed(DocumentSource source, int fieldIndex, String name) {
-    return packed(source.size(), source.column(fieldIndex), name);
+    return packed(source.size(), source.column(fieldIndex));
   }
 
-  private static FieldRanks packed(int n, DocumentSource.Column column, String name) {
+  private static FieldRanks packed(int n, DocumentSource.Column column) {
     int width = -1;
     boolean multi = false;
     byte[][] all = column.values();
