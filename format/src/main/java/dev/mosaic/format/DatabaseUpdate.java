@@ -137,9 +137,10 @@ public final class DatabaseUpdate {
    * payloadDictionaryOf(donor)}, and a later update on it keeps that dictionary. Training is most
    * of a full build's time when a node builds many partitions of one kind of payload (zstd trains
    * for milliseconds per partition whatever the partition's size); a dictionary of another
-   * partition of the same schema compresses about as well. NOTE: the file then depends on the
-   * donor, not only on the documents: a build that must reproduce a file from its documents alone
-   * must not take one. The donor must stay open until {@link #writeTo(Path)} returns.
+   * partition of the same schema compresses nearly as well (format/FORMAT.md has the cost in
+   * bytes). NOTE: the file then depends on the donor, not only on the documents: a build that must
+   * reproduce a file from its documents alone must not take one. The donor must stay open until
+   * {@link #writeTo(Path)} returns.
    *
    * @throws IllegalStateException on an update on a base (it keeps the base's dictionary)
    */
