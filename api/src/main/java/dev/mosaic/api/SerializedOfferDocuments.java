@@ -111,7 +111,7 @@ public final class SerializedOfferDocuments {
     }
     Document.Builder document = Document.builder(schema);
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
-    int field = -1; // the field of the last value added
+    int lastField = -1; // the field index of the last value added
     int payloadField = 0;
     int payloadStart = 0;
     int payloadLength = 0;
@@ -143,8 +143,8 @@ public final class SerializedOfferDocuments {
           int size = in.readRawVarint32();
           int start = offset + in.getTotalBytesRead();
           in.skipRawBytes(size);
-          field = addValue(n, document, bytes, start, size, field);
-          if (field < 0) {
+          lastField = addValue(n, document, bytes, start, size, lastField);
+          if (lastField < 0) {
             return null;
           }
         }

@@ -49,10 +49,10 @@ final class DictionaryDonor {
   }
 
   /**
-   * Offers a file a full build of {@code schema} just wrote, without a donor, as the donor of later
-   * ones: taken when the schema has none yet and the file holds at least {@value #MIN_DOCUMENTS}
-   * documents. A file that cannot be read is not taken (logged; builds then keep training). Its
-   * bytes are read now: the caller may rename or delete the file afterwards.
+   * Offers a file a full build of {@code schema} just wrote as the donor of later ones: taken when
+   * the schema has none yet and the file holds at least {@value #MIN_DOCUMENTS} documents. A file
+   * that cannot be read is not taken (logged; builds then keep training). Its bytes are read now:
+   * the caller may rename or delete the file afterwards.
    */
   void offer(Schema schema, Path file, int documents) {
     if (documents < MIN_DOCUMENTS || of(schema) != null) {

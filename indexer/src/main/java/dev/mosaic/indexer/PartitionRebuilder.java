@@ -126,7 +126,7 @@ final class PartitionRebuilder {
       try (Database base = openBase(plan)) {
         Database donor = base == null ? dictionaryDonor.of(current) : null;
         built = PartitionBuild.write(plan, current, base, donor, id, temp, file, false);
-        if (base == null && donor == null) {
+        if (base == null) {
           dictionaryDonor.offer(current, temp, built.summary().documents());
         }
       } catch (Exception | Error e) {

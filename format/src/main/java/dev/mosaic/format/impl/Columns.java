@@ -7,26 +7,34 @@ import java.util.List;
 final class Columns {
   private Columns() {}
 
-  /**
-   * With {@code only} < 0 the columns of fields {@code [0, fields)}, read in one pass over the
-   * documents; else the column of field {@code only} alone (at index 0).
-   */
-  static DocumentSource.Column[] of(DocumentSource source, int fields, int only) {
+  /** The column of field {@code field}. */
+  static DocumentSource.Column one(DocumentSource source, int field) {
+    return read(source, new int[] {field})[0];
+  }
+
+  /** The columns of fields {@code [0, fields)}, read in one pass over the documents. */
+  static DocumentSource.Column[] all(DocumentSource source, int fields) {
+    int[] all = new int[fields];
+    Arrays.setAll(all, i -> i);
+    return read(source, all);
+  }
+
+  /** The columns of {@code fields}, in that order, read in one pass over the documents. */
+  private static DocumentSource.Column[] read(DocumentSource source, int[] fields) {
     int n = source.size();
-    int count = only < 0 ? fields : 1;
-    byte[][][] values = new byte[count][Math.max(16, n)][];
-    int[][] starts = new int[count][n + 1];
-    int[] used = new int[count];
+    byte[][][] values = new byte[fields.length][Math.max(16, n)][];
+    int[][] starts = new int[fields.length][n + 1];
+    int[] used = new int[fields.length];
     for (int doc = 0; doc < n; doc++) {
-      for (int c = 0; c < count; c++) {
-        int field = only < 0 ? c : only;
-        List<byte[]> v = source.values(doc, field);
+      for (int c = 0; c < fields.length; c++) {
+        List<byte[]> v = source.values(doc, fields[c]);
         int size = v.size();
         starts[c][doc] = used[c];
         if (used[c] + size > values[c].length) {
           long grown = Math.max((long) used[c] + size, values[c].length * 2L);
           if (grown > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("field " + field + " has too many values: " + grown);
+            throw new IllegalStateException(
+                "field " + fields[c] + " has too many values: " + grown);
           }
           values[c] = Arrays.copyOf(values[c], (int) grown);
         }
@@ -35,8 +43,8 @@ final class Columns {
         }
       }
     }
-    DocumentSource.Column[] columns = new DocumentSource.Column[count];
-    for (int c = 0; c < count; c++) {
+    DocumentSource.Column[] columns = new DocumentSource.Column[fields.length];
+    for (int c = 0; c < fields.length; c++) {
       starts[c][n] = used[c];
       columns[c] = new DocumentSource.Column(values[c], starts[c]);
     }

@@ -377,7 +377,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   private ByteSink fieldSegment(Field field) {
     int fieldIndex = schema.fields().indexOf(field);
     int n = source.size();
-    FieldRanks r = FieldRanks.of(source, fieldIndex, field.name());
+    FieldRanks r = FieldRanks.of(source, fieldIndex);
     if (field.role().isFilterable()
         && (bloomFields.contains(field.name())
             || (autoBloomFilters && autoBloomApplies(n, r.sorted().length)))) {

@@ -28,7 +28,7 @@ interface DocumentSource {
    * document by document.
    */
   default Column column(int field) {
-    return Columns.of(this, 1, field)[0];
+    return Columns.one(this, field);
   }
 
   /** The payload of document {@code doc}; not modified by the caller. */
@@ -64,7 +64,7 @@ interface DocumentSource {
       @Override
       public Column column(int field) {
         if (columnsSize != documents.size()) {
-          columns = Columns.of(this, fields, -1);
+          columns = Columns.all(this, fields);
           columnsSize = documents.size();
         }
         return columns[field];

@@ -22,9 +22,9 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * order is the values' unsigned byte order, and ranked by one primitive sort ({@link #packed});
    * else {@link #hashed}. Both give the same ranks.
    */
-  static FieldRanks of(DocumentSource source, int fieldIndex, String name) {
-    FieldRanks packed = packed(source, fieldIndex, name);
-    return packed != null ? packed : hashed(source, fieldIndex, name);
+  static FieldRanks of(DocumentSource source, int fieldIndex) {
+    FieldRanks packed = packed(source, fieldIndex);
+    return packed != null ? packed : hashed(source, fieldIndex);
   }
 
   /**
@@ -34,7 +34,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    *
    * @return null when the values differ in width, are wider than 8 bytes, or there are none
    */
-  static FieldRanks packed(DocumentSource source, int fieldIndex, String name) {
+  static FieldRanks packed(DocumentSource source, int fieldIndex) {
     return packed(source.size(), source.column(fieldIndex));
   }
 
@@ -99,7 +99,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
    * sorted once, and the provisional ids are then mapped to ranks through an array.
    */
-  static FieldRanks hashed(DocumentSource source, int fieldIndex, String name) {
+  static FieldRanks hashed(DocumentSource source, int fieldIndex) {
     int n = source.size();
     DocumentSource.Column column = source.column(fieldIndex);
     Object2IntOpenCustomHashMap<byte[]> idOf =

@@ -231,7 +231,7 @@ public final class PartitionUpdate {
      * straight into the postings; base values no kept document has are left out.
      */
     Postings postings(int index, Field field) {
-      FieldRanks fresh = FieldRanks.of(addedSource, index, field.name());
+      FieldRanks fresh = FieldRanks.of(addedSource, index);
       byte[][] freshSorted = fresh.sorted();
       int[] freshStart = fresh.start();
       int[] freshRanks = fresh.ranks();
@@ -480,7 +480,7 @@ public final class PartitionUpdate {
 
     /** The output's content of one field in rank terms. */
     FieldRanks ranks(int index, Field field) {
-      FieldRanks fresh = FieldRanks.of(addedSource, index, field.name());
+      FieldRanks fresh = FieldRanks.of(addedSource, index);
       FieldReader f = base.field(index);
       boolean byIndex = field.role().isSortable();
       int[] baseStart = null;

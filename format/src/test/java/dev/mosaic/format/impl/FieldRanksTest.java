@@ -57,8 +57,8 @@ class FieldRanksTest {
         docs.add(mine);
       }
       DocumentSource source = source(docs);
-      FieldRanks packed = FieldRanks.packed(source, 0, "f");
-      FieldRanks hashed = FieldRanks.hashed(source, 0, "f");
+      FieldRanks packed = FieldRanks.packed(source, 0);
+      FieldRanks hashed = FieldRanks.hashed(source, 0);
       if (docs.stream().allMatch(List::isEmpty)) {
         assertThat(packed).isNull();
         continue;
@@ -70,16 +70,16 @@ class FieldRanksTest {
       assertThat(java.util.Arrays.copyOf(packed.ranks(), used))
           .isEqualTo(java.util.Arrays.copyOf(hashed.ranks(), used));
       assertThat(packed.singleValued()).isEqualTo(hashed.singleValued());
-      assertThat(FieldRanks.of(source, 0, "f").sorted()).isDeepEqualTo(packed.sorted());
+      assertThat(FieldRanks.of(source, 0).sorted()).isDeepEqualTo(packed.sorted());
     }
   }
 
   @Test
   void valuesOfDifferentWidthsOrWiderThanEightBytesAreNotPacked() {
     DocumentSource mixed = source(List.of(List.of(new byte[] {1}), List.of(new byte[] {1, 2})));
-    assertThat(FieldRanks.packed(mixed, 0, "f")).isNull();
+    assertThat(FieldRanks.packed(mixed, 0)).isNull();
     DocumentSource wide = source(List.of(List.of(new byte[9]), List.of(new byte[9])));
-    assertThat(FieldRanks.packed(wide, 0, "f")).isNull();
-    assertThat(FieldRanks.of(mixed, 0, "f").sorted()).hasNumberOfRows(2);
+    assertThat(FieldRanks.packed(wide, 0)).isNull();
+    assertThat(FieldRanks.of(mixed, 0).sorted()).hasNumberOfRows(2);
   }
 }
