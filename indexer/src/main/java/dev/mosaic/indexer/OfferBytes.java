@@ -122,6 +122,11 @@ final class OfferBytes {
     pieces++;
   }
 
+  /** The array the offer was read from; its bytes are {@code [start(), start() + length())}. */
+  byte[] buffer() {
+    return buffer;
+  }
+
   int start() {
     return start;
   }

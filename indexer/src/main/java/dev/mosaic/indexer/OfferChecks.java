@@ -2,6 +2,7 @@ package dev.mosaic.indexer;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.mosaic.api.OfferDocuments;
+import dev.mosaic.api.SerializedOfferDocuments;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.schema.PayloadCheck;
 import dev.mosaic.format.Schema;
@@ -46,7 +47,8 @@ record OfferChecks(Schema schema, FeedMessageLimits limits, PayloadCheck payload
 
   /**
    * Why a new or changed offer cannot be published, or null: the limits, parsing, the schema, the
-   * payload check, in that order.
+   * payload check, in that order. The schema's check maps the offer's bytes ({@link
+   * #schemaProblem}), not the parsed offer, which would serialize its payload again.
    */
   String contentProblem(OfferBytes offer, String partner) {
     String tooBig = limits.checkSize(offer.length());
@@ -64,15 +66,31 @@ record OfferChecks(Schema schema, FeedMessageLimits limits, PayloadCheck payload
           + "' is not a mosaic.feed.v1.Offer: "
           + e.getMessage();
     }
-    String reason = limits.check(parsed);
+    String reason = limits.checkCounts(parsed);
     if (reason != null) {
       return reason;
     }
-    try {
-      OfferDocuments.toDocument(schema, parsed);
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
+    reason = schemaProblem(schema, offer.buffer(), offer.start(), offer.length());
+    if (reason != null) {
+      return reason;
     }
     return payloadCheck.problem(parsed);
+  }
+
+  /**
+   * Why the offer serialized in {@code bytes[start, start + length)}, which parses, does not map to
+   * a document of {@code schema}, or null: {@link OfferDocuments#toDocument}'s error, found by
+   * {@link SerializedOfferDocuments} from the bytes as they stand (it takes the same path for
+   * anything unusual), so the payload is not serialized again.
+   */
+  static String schemaProblem(Schema schema, byte[] bytes, int start, int length) {
+    try {
+      SerializedOfferDocuments.toDocument(schema, bytes, start, length);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("an offer that parsed does not parse again", e);
+    }
   }
 }

@@ -1,7 +1,6 @@
 package dev.mosaic.indexer;
 
 import com.google.protobuf.InvalidProtocolBufferException;
-import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.format.Schema;
 
@@ -30,7 +29,7 @@ final class OfferValidator {
     } catch (InvalidProtocolBufferException e) {
       return "value is not a mosaic.feed.v1.Offer: " + e.getMessage();
     }
-    String overLimits = limits.check(offer);
+    String overLimits = limits.checkCounts(offer);
     if (overLimits != null) {
       return overLimits;
     }
@@ -42,12 +41,7 @@ final class OfferValidator {
     if (expected != p) {
       return id + " is keyed to index partition " + p + " but its dedup key hashes to " + expected;
     }
-    try {
-      OfferDocuments.toDocument(schema, offer);
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
-    }
-    return null;
+    return OfferChecks.schemaProblem(schema, value, 0, value.length);
   }
 
   /** Why a record key cannot be indexed on Kafka partition {@code k} of {@code kafkaPartitions}. */

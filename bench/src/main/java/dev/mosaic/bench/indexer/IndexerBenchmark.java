@@ -6,6 +6,8 @@ import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
+import dev.mosaic.api.schema.BuiltInSchemas;
+import dev.mosaic.api.schema.PayloadCheck;
 import dev.mosaic.bench.progress.Progress;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.indexer.FeedBatch;
@@ -174,6 +176,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
               .bootstrapServers(kafka.bootstrapServers())
               .partitions(partitions)
               .schema(CarsSchema.SCHEMA)
+              .payloadCheck(PayloadCheck.against(BuiltInSchemas.cars()))
               .stateDir(work.resolve("loader"))
               .meterRegistry(registry)
               .build()

@@ -5,6 +5,8 @@ import dev.mosaic.api.cars.CarOffers;
 import dev.mosaic.api.cars.CarsSchema;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FeedSnapshot;
+import dev.mosaic.api.schema.BuiltInSchemas;
+import dev.mosaic.api.schema.PayloadCheck;
 import dev.mosaic.embedded.EmbeddedKafka;
 import dev.mosaic.indexer.FeedBatch;
 import dev.mosaic.indexer.FeedLoader;
@@ -82,6 +84,7 @@ public final class LoaderDiffRounds implements java.util.concurrent.Callable<Int
               .bootstrapServers(kafka.bootstrapServers())
               .partitions(1024)
               .schema(CarsSchema.SCHEMA)
+              .payloadCheck(PayloadCheck.against(BuiltInSchemas.cars()))
               .stateDir(work.resolve("loader"))
               .meterRegistry(new SimpleMeterRegistry())
               .build()

@@ -10,7 +10,6 @@ import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.OfferPayload;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.schema.IndexSchema;
-import dev.mosaic.api.schema.OfferDocumentMapper;
 import dev.mosaic.api.schema.PayloadCheck;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,13 +37,13 @@ import java.util.Objects;
 public final class DescriptorPayloadCheck implements PayloadCheck {
   private final IndexSchema index;
   private final Descriptor type;
-  private final OfferDocumentMapper mapper;
+  private final DynamicOfferDocumentMapper mapper;
 
   /** A check against that index's payload type. */
   public DescriptorPayloadCheck(IndexSchema index) {
     this.index = Objects.requireNonNull(index, "index");
     this.type = index.payloadType();
-    this.mapper = index.documentMapper();
+    this.mapper = new DynamicOfferDocumentMapper(index);
   }
 
   @Override
@@ -71,7 +70,7 @@ public final class DescriptorPayloadCheck implements PayloadCheck {
       return where + ": required fields not set: " + String.join(", ", missing);
     }
     try {
-      mapper.toDocument(offer);
+      mapper.toDocument(offer, payload, message); // the message parsed above, not again
     } catch (IllegalArgumentException e) {
       return e.getMessage();
     }

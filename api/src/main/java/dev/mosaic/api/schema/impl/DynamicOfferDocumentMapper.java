@@ -53,6 +53,15 @@ public final class DynamicOfferDocumentMapper implements OfferDocumentMapper {
               + e.getMessage(),
           e);
     }
+    return toDocument(offer, payload, message);
+  }
+
+  /**
+   * The document of {@code offer}, whose checked payload is {@code payload}, already parsed as
+   * {@code message}: for a caller that parsed it anyway ({@link DescriptorPayloadCheck}), so the
+   * payload is neither serialized nor parsed again.
+   */
+  Document toDocument(Offer offer, OfferPayload payload, DynamicMessage message) {
     Document.Builder document = Document.builder(schema);
     try {
       PayloadFields.forEach(index.sources(), message, (f, v) -> document.add(f.name(), v));
