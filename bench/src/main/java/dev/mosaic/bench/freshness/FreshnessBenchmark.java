@@ -229,7 +229,12 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         s.cycles(),
         s.changeFraction() * 100);
     long t = System.nanoTime();
-    try (LocalCluster cluster = new LocalCluster(config).onProgress(System.err::println)) {
+    // the loader's publishing threads live for the whole run, so CpuByRole counts them as
+    // feed_loader in every cycle (a pool per cycle took its threads' CPU time with them)
+    try (LocalCluster cluster = new LocalCluster(config).onProgress(System.err::println);
+        ExecutorService publishers =
+            Executors.newFixedThreadPool(
+                s.publishThreads(), Thread.ofPlatform().name("feed-publish-", 0).factory())) {
       cluster.start();
       out.printf(Locale.ROOT, "cluster ready after %.1f s%n", (System.nanoTime() - t) / 1e9);
       Map<String, String> addresses = new LinkedHashMap<>();
@@ -242,7 +247,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       for (int i = 1; i <= s.warmupCycles(); i++) {
         TimedCycle c;
         try {
-          c = cycle(cluster, s, watch, stages, List.copyOf(addresses.keySet()));
+          c = cycle(cluster, s, watch, stages, publishers, List.copyOf(addresses.keySet()));
         } catch (TimeoutException e) {
           out.printf(
               "FAILED freshness warm-up cycle %d of %d: %s%n", i, s.warmupCycles(), e.getMessage());
@@ -266,7 +271,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
         long searchesBefore = watch.searches();
         Duration searchTimeBefore = watch.searchTime();
         try {
-          c = cycle(cluster, s, watch, stages, List.copyOf(addresses.keySet()));
+          c = cycle(cluster, s, watch, stages, publishers, List.copyOf(addresses.keySet()));
         } catch (TimeoutException e) {
           out.printf("FAILED freshness cycle %d of %d: %s%n", i, s.cycles(), e.getMessage());
           return 1;
@@ -376,22 +381,20 @@ public final class FreshnessBenchmark implements Callable<Integer> {
   }
 
   /**
-   * Hands a cycle's snapshots to the loader as one batch ({@link FeedBatch}), {@code threads}
-   * partners diffed and published at once, then ends the batch: the indexers rebuild each partition
-   * the cycle changed once, on the batch's end markers, instead of once per partner whose snapshot
-   * touched it.
+   * Hands a cycle's snapshots to the loader as one batch ({@link FeedBatch}), as many partners
+   * diffed and published at once as {@code publishers} has threads, then ends the batch: the
+   * indexers rebuild each partition the cycle changed once, on the batch's end markers, instead of
+   * once per partner whose snapshot touched it.
    */
-  private static void publishAsOneBatch(FeedLoader loader, List<byte[]> snapshots, int threads)
-      throws Exception {
+  private static void publishAsOneBatch(
+      FeedLoader loader, List<byte[]> snapshots, ExecutorService publishers) throws Exception {
     FeedBatch batch = loader.batch();
-    try (ExecutorService pool = Executors.newFixedThreadPool(threads)) {
-      List<Future<?>> published = new ArrayList<>();
-      for (byte[] snapshot : snapshots) {
-        published.add(pool.submit(() -> batch.publish(snapshot)));
-      }
-      for (Future<?> f : published) {
-        f.get();
-      }
+    List<Future<?>> published = new ArrayList<>();
+    for (byte[] snapshot : snapshots) {
+      published.add(publishers.submit(() -> batch.publish(snapshot)));
+    }
+    for (Future<?> f : published) {
+      f.get();
     }
     batch.end();
   }
@@ -405,6 +408,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       Settings s,
       ConvergenceWatch watch,
       StageClock stages,
+      ExecutorService publishers,
       List<String> searchers)
       throws Exception {
     FeedSimulator simulator = cluster.simulator();
@@ -423,7 +427,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
     CpuByRole.Snapshot cpu0 = CpuByRole.take();
     long t0 = System.nanoTime();
     StageClock.Run timing = stages.start(t0);
-    publishAsOneBatch(loader, snapshots, s.publishThreads());
+    publishAsOneBatch(loader, snapshots, publishers);
     long inKafka = System.nanoTime();
     long deadline = t0 + s.cycleTimeout().toNanos();
     ConvergenceWatch.Outcome outcome =
