@@ -42,14 +42,18 @@ final class CpuByRole {
           role(
               "searcher_rebuilds",
               "mosaic-dc-.*-pekko\\.actor\\.default-blocking-io-dispatcher-.*"),
-          role("searcher_streams", "mosaic-dc-.*-(pekko\\.actor\\..*|scheduler-.*)"),
+          role(
+              "searcher_streams",
+              "mosaic-dc-.*-(pekko\\.actor\\..*|mosaic\\.transport\\..*|scheduler-.*)"),
           role("searcher_group_merges", "mosaic-group-merge.*"),
           role("searcher_reopens", "mosaic-(generations|unmapper).*"),
           role("searcher_queries", "mosaic-query-.*"),
           role("searcher_status", "mosaic-(status-history|admin-).*"),
           role("indexer_rebuilds", "indexer-.*-(rebuild|fsync)-.*"),
           role("indexer_consumers", "indexer-.*"),
-          role("indexer_senders", "mosaic-(pekko\\.actor\\..*|scheduler-.*)"),
+          role(
+              "indexer_senders",
+              "mosaic-(pekko\\.actor\\..*|mosaic\\.transport\\..*|scheduler-.*)"),
           role("watch", "(freshness-.*|HttpClient-.*)"),
           role("feed_loader", "feed-.*"),
           role(

@@ -14,6 +14,8 @@ class CpuByRoleTest {
     roles.put("mosaic-dc-b-2-pekko.actor.default-blocking-io-dispatcher-17", "searcher_rebuilds");
     roles.put("mosaic-dc-a-1-pekko.actor.default-dispatcher-4", "searcher_streams");
     roles.put("mosaic-dc-a-1-pekko.actor.internal-dispatcher-2", "searcher_streams");
+    // the transport's own dispatcher for transfer streams (until 2026-11-29: other_threads)
+    roles.put("mosaic-dc-b-2-mosaic.transport.stream-dispatcher-7", "searcher_streams");
     roles.put("mosaic-group-merge", "searcher_group_merges");
     roles.put("mosaic-generations", "searcher_reopens");
     roles.put("mosaic-query-3", "searcher_queries");
@@ -22,6 +24,7 @@ class CpuByRoleTest {
     roles.put("indexer-1-consumer", "indexer_consumers");
     // the indexers' actor system is the one without a searcher's id in its name
     roles.put("mosaic-pekko.actor.default-dispatcher-9", "indexer_senders");
+    roles.put("mosaic-mosaic.transport.stream-dispatcher-3", "indexer_senders");
     roles.put("freshness-poll-2", "watch");
     roles.put("HttpClient-5-Worker-0", "watch");
     roles.put("feed-loader-feeds", "feed_loader");
