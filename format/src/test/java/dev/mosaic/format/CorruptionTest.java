@@ -93,6 +93,32 @@ class CorruptionTest {
     assertThat(e.offset()).isEqualTo(32);
   }
 
+  /**
+   * A file from the reader fuzz test (seed 71236879002861, case 33135): its payload offsets claim
+   * that zstd block 0 holds 16,773,982 bytes, its zstd frame says 350. Reading a payload must name
+   * the mismatch without allocating what the offsets claim (it allocated 16 MiB per read, 64 MiB
+   * over the fuzz test's queries).
+   */
+  @Test
+  void aZstdBlockWhoseOffsetsClaimMoreThanItsFrameHoldsIsRefusedBeforeAllocating()
+      throws Exception {
+    Path file = dir.resolve("fuzz.mosaic");
+    try (var in =
+        CorruptionTest.class.getResourceAsStream("/fuzz-zstd-block-claims-16mib.mosaic")) {
+      Files.copy(in, file);
+    }
+    var threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    try (Database db = Database.open(file, false)) {
+      long before = threads.getCurrentThreadAllocatedBytes();
+      assertThatThrownBy(() -> db.payload(0))
+          .hasCauseInstanceOf(CorruptDatabaseException.class)
+          .hasMessageContaining(
+              "payload block 0: is a zstd frame of 350 bytes, its offsets claim 16773982 bytes");
+      assertThat(threads.getCurrentThreadAllocatedBytes() - before).isLessThan(1L << 20);
+    }
+  }
+
   private static Throwable catchThrowable(
       org.assertj.core.api.ThrowableAssert.ThrowingCallable callable) {
     return org.assertj.core.api.Assertions.catchThrowable(callable);

@@ -2,6 +2,7 @@ package dev.mosaic.format.impl;
 
 import static dev.mosaic.format.impl.FileFormat.*;
 
+import com.github.luben.zstd.Zstd;
 import dev.mosaic.format.CorruptDatabaseException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
@@ -387,6 +388,9 @@ final class PayloadBlocks {
     return lo;
   }
 
+  /** What {@link Zstd#getFrameContentSize} returns for bytes that are not a zstd frame. */
+  private static final long ZSTD_CONTENT_SIZE_ERROR = -2;
+
   private void decompress(int block, long blockStart, int size, Cache cache) {
     long at = data.get(LONG, blockOffsets + 8L * block);
     long compressedLength = data.get(LONG, blockOffsets + 8L * block + 8) - at;
@@ -396,12 +400,6 @@ final class PayloadBlocks {
         || compressedLength > Integer.MAX_VALUE) {
       throw corrupt(
           block, "claims " + size + " bytes from " + compressedLength + " compressed bytes");
-    }
-    if (cache.buffer.length < size) {
-      cache.buffer =
-          new byte
-              [Math.min(
-                  Math.max(size, cache.buffer.length * 2), Math.max(size, RETAINED_BUFFER_BYTES))];
     }
     cache.owner = 0;
     // Copy the compressed block to the heap first: the decompressors' array paths are several
@@ -421,6 +419,25 @@ final class PayloadBlocks {
         cache.compressed,
         0,
         (int) compressedLength);
+    if (zstd()) {
+      // a zstd frame states its content size: check it before allocating what the offsets claim
+      // (damaged offsets could otherwise make every read of the block allocate up to 16 MiB)
+      long content = Zstd.getFrameContentSize(cache.compressed, 0, (int) compressedLength);
+      if (content == ZSTD_CONTENT_SIZE_ERROR) {
+        throw corrupt(block, "is not a zstd frame");
+      }
+      if (content >= 0 && content != size) {
+        throw corrupt(
+            block,
+            "is a zstd frame of " + content + " bytes, its offsets claim " + size + " bytes");
+      }
+    }
+    if (cache.buffer.length < size) {
+      cache.buffer =
+          new byte
+              [Math.min(
+                  Math.max(size, cache.buffer.length * 2), Math.max(size, RETAINED_BUFFER_BYTES))];
+    }
     String problem = decode(block, cache.compressed, (int) compressedLength, cache.buffer, size);
     if (problem != null) {
       throw corrupt(block, problem);
