@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * most of a full build of a few hundred offers, and partitions of one schema hold payloads of one
  * kind: a borrowed dictionary compresses them nearly as well. NOTE: nearly: on 100 partitions of
  * 490 car offers, blocks of 0.122 of the raw payload bytes against 0.114 with each partition's own
- * dictionary (7% larger; the 8 KiB dictionary, 0.018, is stored either way), and rebuilds by merge
- * keep the dictionary, so the index stays that much larger: full builds cost half the CPU time for
- * about 6% more payload bytes. Rebuilds by merge keep their base's dictionary and take no donor.
+ * dictionary (7% larger; the 8 KiB dictionary, 0.018, is stored either way): full builds cost half
+ * the CPU time for about 6% more payload bytes, kept by the rebuilds by merge, which keep their
+ * base's dictionary and take no donor.
  *
  * <p>The donor is a copy of the file in memory (a database over bytes; no mapping to unmap),
  * replaced when the schema changes. NOTE: a build with a donor depends on the donor, so a build

@@ -1,5 +1,6 @@
 package dev.mosaic.indexer;
 
+import dev.mosaic.api.OfferDocuments;
 import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.Offer;
 
@@ -45,7 +46,7 @@ record FeedMessageLimits(int maxOfferBytes, int maxFields) {
    */
   String checkCounts(Offer offer) {
     if (offer.getFieldsCount() > maxFields) {
-      return describe(offer)
+      return OfferDocuments.describe(offer)
           + " has "
           + offer.getFieldsCount()
           + " field values, over the maximum of "
@@ -54,7 +55,7 @@ record FeedMessageLimits(int maxOfferBytes, int maxFields) {
     if (offer.hasCar()) {
       CarOffer car = offer.getCar();
       if (car.getImageUrlsCount() > maxFields || car.getOptionsCount() > maxFields) {
-        return describe(offer)
+        return OfferDocuments.describe(offer)
             + " has "
             + Math.max(car.getImageUrlsCount(), car.getOptionsCount())
             + " entries in one car list, over the maximum of "
@@ -62,9 +63,5 @@ record FeedMessageLimits(int maxOfferBytes, int maxFields) {
       }
     }
     return null;
-  }
-
-  private static String describe(Offer offer) {
-    return "offer '" + offer.getPartnerId() + "/" + offer.getOfferId() + "'";
   }
 }
