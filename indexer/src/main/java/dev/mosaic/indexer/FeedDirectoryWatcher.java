@@ -23,11 +23,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -45,16 +45,18 @@ import org.slf4j.LoggerFactory;
  * stays where it is and is tried again after {@code retryDelay} (its malformed records are then
  * reported again: at least once).
  *
- * <p>Files are taken oldest first (modification time, then name), one at a time, so the snapshots
- * of one partner are published in the order they were dropped: a file left for a retry holds back
- * the newer files of its partner (a file that cannot be read holds back none, its partner being
- * unknown). The files of one scan form one batch ({@link SnapshotSink}), ended after the scan's
- * last file. Names starting with {@code '.'} and names without a {@code .jsonl} or {@code .pb}
- * extension are never taken.
+ * <p>Files are taken oldest first (modification time, then name): read all at once, then published
+ * {@link Config#publishThreads()} partners at a time ({@link PartnerLanes}), a partner's files one
+ * at a time, so the snapshots of one partner are published in the order they were dropped: a file
+ * left for a retry holds back the newer files of its partner (a file that cannot be read holds back
+ * none, its partner being unknown). The files of one scan form one batch ({@link SnapshotSink}),
+ * ended after the scan's last file. Names starting with {@code '.'} and names without a {@code
+ * .jsonl} or {@code .pb} extension are never taken.
  *
  * <p>Thread safety: {@link #start()} runs one watcher thread; {@link #scanOnce()} may be called
- * instead of starting it (a tool, a test); both are serialized. The counters are safe to read from
- * any thread.
+ * instead of starting it (a tool, a test); both are serialized, and publish on the lanes' threads.
+ * The counters are safe to read from any thread. Lifecycle: {@link #close()} stops the threads,
+ * also of a watcher that was never started.
  */
 public final class FeedDirectoryWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FeedDirectoryWatcher.class);
@@ -91,18 +93,33 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
    * @param readySignal how a file says it is complete
    * @param pollInterval the longest wait between two scans (file system events wake it earlier)
    * @param retryDelay how long a file the sink failed on waits before it is tried again
+   * @param publishThreads how many partners' files are read and published at once (a partner's own
+   *     files one at a time, oldest first)
    */
   public record Config(
-      Path directory, ReadySignal readySignal, Duration pollInterval, Duration retryDelay) {
+      Path directory,
+      ReadySignal readySignal,
+      Duration pollInterval,
+      Duration retryDelay,
+      int publishThreads) {
     public Config {
       Objects.requireNonNull(directory, "directory");
       Objects.requireNonNull(readySignal, "readySignal");
+      if (publishThreads < 1) {
+        throw new IllegalArgumentException("publishThreads must be >= 1, got " + publishThreads);
+      }
       if (pollInterval.isNegative() || pollInterval.isZero()) {
         throw new IllegalArgumentException("pollInterval must be > 0, got " + pollInterval);
       }
       if (retryDelay.isNegative()) {
         throw new IllegalArgumentException("retryDelay must be >= 0, got " + retryDelay);
       }
+    }
+
+    /** Settings publishing {@link FeedLoader#DEFAULT_PUBLISH_THREADS} partners at once. */
+    public Config(
+        Path directory, ReadySignal readySignal, Duration pollInterval, Duration retryDelay) {
+      this(directory, readySignal, pollInterval, retryDelay, FeedLoader.DEFAULT_PUBLISH_THREADS);
     }
 
     /** Renamed-into-place files, a scan at least every second, a retry after 5 seconds. */
@@ -157,7 +174,10 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     }
   }
 
-  /** Publishes one snapshot. */
+  /**
+   * Publishes one snapshot. NOTE: called from several threads at once, for different partners (see
+   * {@link Config#publishThreads()}).
+   */
   @FunctionalInterface
   public interface SnapshotPublisher {
     /**
@@ -170,8 +190,9 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
   }
 
   /**
-   * The snapshots of one scan. Not thread-safe: the watcher publishes one file at a time, then ends
-   * the batch once.
+   * The snapshots of one scan. The watcher publishes different partners' files at once (from up to
+   * {@link Config#publishThreads()} threads; one partner's one at a time, in order), then ends the
+   * batch once, after every publish returned.
    */
   public interface SnapshotBatch extends SnapshotPublisher {
     /**
@@ -204,7 +225,8 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
   private final Path done;
   private final Path failed;
   private final Object scanLock = new Object();
-  private final Map<Path, Waiting> waiting = new HashMap<>();
+  private final Map<Path, Waiting> waiting = new ConcurrentHashMap<>();
+  private final PartnerLanes lanes;
   private final AtomicLong filesDone = new AtomicLong();
   private final AtomicLong filesFailed = new AtomicLong();
   private final AtomicLong recordsMalformed = new AtomicLong();
@@ -232,6 +254,7 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
     this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
     this.done = Files.createDirectories(config.directory().resolve(DONE));
     this.failed = Files.createDirectories(config.directory().resolve(FAILED));
+    this.lanes = new PartnerLanes(config.publishThreads(), "feed-directory-publish-");
     String directory = config.directory().toString();
     FunctionCounter.builder("mosaic.feedfiles.done", filesDone, AtomicLong::get)
         .description("snapshot files loaded and moved to done/")
@@ -296,14 +319,12 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
    */
   public int scanOnce() throws InterruptedException {
     synchronized (scanLock) {
-      int handled = 0;
       List<Path> files = readyFiles();
       waiting.keySet().retainAll(files);
       // partners with an older file waiting for its retry: their newer files wait behind it, so a
       // snapshot never overtakes an older one of its partner
-      Set<String> held = new HashSet<>();
-      SnapshotBatch batch = null;
-      int inBatch = 0;
+      Set<String> held = ConcurrentHashMap.newKeySet();
+      List<Path> due = new ArrayList<>();
       for (Path file : files) {
         Waiting w = waiting.get(file);
         if (w != null && System.nanoTime() - w.retryAfterNanos() < 0) {
@@ -312,25 +333,67 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
           }
           continue;
         }
-        if (batch == null) {
-          batch = sink.batch();
-        }
-        if (take(file, batch, held)) {
-          waiting.remove(file);
-          handled++;
-        }
-        if (++inBatch == MAX_BATCH_FILES) {
-          end(batch);
-          batch = null;
-          inBatch = 0;
-        }
+        due.add(file);
       }
-      // a scan cut short (interrupted, an unexpected error) leaves its batch open: the indexers
-      // close it by its expiry and rebuild by their debounce
-      if (batch != null) {
+      int handled = 0;
+      for (int from = 0; from < due.size(); from += MAX_BATCH_FILES) {
+        SnapshotBatch batch = sink.batch();
+        // a scan cut short (interrupted, an unexpected error) leaves its batch open: the indexers
+        // close it by its expiry and rebuild by their debounce
+        handled +=
+            takeAll(due.subList(from, Math.min(due.size(), from + MAX_BATCH_FILES)), batch, held);
         end(batch);
       }
       return handled;
+    }
+  }
+
+  /** A file as read: its snapshot, or why it cannot be read now ({@code retry}) or ever. */
+  private record Read(Path file, SnapshotFile snapshot, String refused, IOException retry) {}
+
+  /**
+   * Takes {@code files} (oldest first) into {@code batch}: reads them all at once, then publishes
+   * partners in parallel, each partner's files in order ({@link PartnerLanes}); a partner's file
+   * left for a retry holds its later files back. Returns how many were moved away.
+   */
+  private int takeAll(List<Path> files, SnapshotBatch batch, Set<String> held)
+      throws InterruptedException {
+    Read[] reads = new Read[files.size()];
+    lanes.each(files.size(), i -> reads[i] = read(files.get(i)));
+    int handled = 0;
+    List<Read> readable = new ArrayList<>(reads.length);
+    for (Read r : reads) {
+      if (r.refused() != null) {
+        refuse(r.file(), r.refused());
+        handled++;
+      } else if (r.retry() != null) {
+        // its partner is unknown, so it holds no other file back
+        LOG.warn(
+            "cannot read snapshot file {} ({}); trying again later",
+            r.file(),
+            r.retry().toString());
+        retryLater(r.file(), null, held);
+      } else {
+        readable.add(r);
+      }
+    }
+    boolean[] taken =
+        lanes.run(readable, r -> r.snapshot().snapshot().getPartnerId(), r -> take(r, batch, held));
+    for (boolean t : taken) {
+      if (t) {
+        handled++;
+      }
+    }
+    return handled;
+  }
+
+  private Read read(Path file) {
+    try {
+      return new Read(file, reader.read(file), null, null);
+    } catch (MalformedSnapshotFileException e) {
+      return new Read(file, null, e.getMessage(), null);
+    } catch (IOException e) {
+      return new Read(file, null, null, e);
     }
   }
 
@@ -366,22 +429,13 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
 
   /**
    * Publishes a file and moves it away (true); or leaves it (false): for a retry ({@link
-   * #retryLater}), or because an older file of its partner waits for its retry ({@code held}).
+   * #retryLater}), or because an older file of its partner waits for its retry ({@code held}). Runs
+   * on a lane's thread; false stops the partner's lane, so its later files wait too.
    */
-  private boolean take(Path file, SnapshotBatch batch, Set<String> held)
-      throws InterruptedException {
+  private boolean take(Read r, SnapshotBatch batch, Set<String> held) throws InterruptedException {
+    Path file = r.file();
     String name = file.getFileName().toString();
-    SnapshotFile read;
-    try {
-      read = reader.read(file);
-    } catch (MalformedSnapshotFileException e) {
-      refuse(file, e.getMessage());
-      return true;
-    } catch (IOException e) {
-      // its partner is unknown, so it holds no other file back
-      LOG.warn("cannot read snapshot file {} ({}); trying again later", file, e.toString());
-      return retryLater(file, null, held);
-    }
+    SnapshotFile read = r.snapshot();
     String partner = read.snapshot().getPartnerId();
     if (held.contains(partner)) {
       LOG.debug("{}: an older snapshot file of partner {} waits for its retry", name, partner);
@@ -506,5 +560,6 @@ public final class FeedDirectoryWatcher implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+    lanes.close();
   }
 }

@@ -3,9 +3,13 @@ package dev.mosaic.indexer;
 import io.micrometer.core.instrument.Counter;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -22,15 +26,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows a topic of partner snapshots (one serialized {@code FeedSnapshot} per record) on its own
- * thread and hands each to the loader, committing its offset once published. The snapshots of one
- * poll (at most {@link #MAX_BATCH_SNAPSHOTS}) are published as one {@link FeedBatch}. A record that
- * is not a usable snapshot is dead-lettered at once; a snapshot whose publishing fails is tried
- * again after a backoff, and after {@link SnapshotRetry#maxAttempts()} failed tries it is
- * dead-lettered with the last failure and the follower moves on to the next record, so one partner
- * that cannot be processed never blocks the others on its feeds partition.
+ * thread and hands them to the loader, committing their offsets once published. The snapshots of
+ * one poll (at most {@link #MAX_BATCH_SNAPSHOTS}) are published as one {@link FeedBatch}, different
+ * partners in parallel ({@link PartnerLanes}: as many at once as the loader's publishing threads),
+ * each partner's snapshots in their order on the topic. A record that is not a usable snapshot is
+ * dead-lettered at once; a snapshot whose publishing fails is tried again after a backoff, and
+ * after {@link SnapshotRetry#maxAttempts()} failed tries it is dead-lettered with the last failure,
+ * so one partner that cannot be processed never blocks the others on its feeds partition.
  *
- * <p>Thread safety: {@link #start} and {@link #close} from the owner; everything else on the
- * follower's thread.
+ * <p>Thread safety: {@link #start} and {@link #close} from the owner; polling and committing on the
+ * follower's thread, publishing on the lanes' threads.
  */
 final class FeedFollower implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FeedFollower.class);
@@ -49,6 +54,7 @@ final class FeedFollower implements AutoCloseable {
   private final Counter rejected;
   private final Counter failures;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private final PartnerLanes lanes;
   private final CountDownLatch closing = new CountDownLatch(1);
   private Thread thread;
 
@@ -60,7 +66,8 @@ final class FeedFollower implements AutoCloseable {
       FeedLoader loader,
       DeadLetterPublisher deadLetters,
       Counter rejected,
-      Counter failures) {
+      Counter failures,
+      int publishThreads) {
     this.topic = topic;
     this.retry = retry;
     this.loader = loader;
@@ -77,6 +84,7 @@ final class FeedFollower implements AutoCloseable {
     cp.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(256 << 20));
     cp.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "600000");
     consumer = new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    lanes = new PartnerLanes(publishThreads, "feed-loader-publish-");
   }
 
   FeedFollower start() {
@@ -95,14 +103,8 @@ final class FeedFollower implements AutoCloseable {
         // one batch per poll: the indexers rebuild each partition the poll's snapshots changed
         // once; a follower closing mid-poll leaves the batch to expire
         FeedBatch batch = loader.batch();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-          if (!handle(r, batch)) {
-            return;
-          }
-          consumer.commitSync(
-              Map.of(
-                  new TopicPartition(r.topic(), r.partition()),
-                  new OffsetAndMetadata(r.offset() + 1)));
+        if (!publish(records, batch)) {
+          return;
         }
         try {
           batch.end();
@@ -123,28 +125,91 @@ final class FeedFollower implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.error("following the feeds topic failed; snapshots there are no longer loaded", e);
     } finally {
+      lanes.close();
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 
+  /** A record and its snapshot as read, or why it is not a usable one. */
+  private record Arrived(
+      ConsumerRecord<byte[], byte[]> record, SnapshotBytes snapshot, String problem) {
+    String source() {
+      return record.topic() + "/" + record.partition() + "@" + record.offset();
+    }
+  }
+
   /**
-   * Publishes one record's snapshot, retrying, or dead-letters it.
+   * Publishes a poll's snapshots into {@code batch}: all of them are read at once, the unusable
+   * ones dead-lettered, then partners are published in parallel ({@link PartnerLanes}), each
+   * partner's snapshots in the poll's order; then the offsets of what was handled are committed,
+   * per feeds partition up to its first record left unhandled.
+   *
+   * @return false when the follower is closing and a record was left uncommitted
+   */
+  private boolean publish(ConsumerRecords<byte[], byte[]> records, FeedBatch batch)
+      throws InterruptedException {
+    List<ConsumerRecord<byte[], byte[]>> polled = new ArrayList<>(records.count());
+    records.forEach(polled::add);
+    Arrived[] arrived = new Arrived[polled.size()];
+    // reading walks every offer of the snapshot: the heaviest part of a diff, so in parallel too
+    lanes.each(polled.size(), i -> arrived[i] = read(polled.get(i)));
+    List<Arrived> usable = new ArrayList<>(polled.size());
+    boolean[] handled = new boolean[polled.size()];
+    for (int i = 0; i < arrived.length; i++) {
+      Arrived a = arrived[i];
+      if (a.problem() == null) {
+        usable.add(a);
+        continue;
+      }
+      rejected.increment();
+      ConsumerRecord<byte[], byte[]> r = a.record();
+      deadLetters.publish(r.key(), r.value(), a.source(), a.problem());
+      handled[i] = true;
+    }
+    boolean[] published = lanes.run(usable, a -> a.snapshot().partnerId(), a -> handle(a, batch));
+    for (int u = 0, i = 0; i < arrived.length; i++) {
+      if (arrived[i].problem() == null) {
+        handled[i] = published[u++];
+      }
+    }
+    Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
+    Set<TopicPartition> blocked = new HashSet<>();
+    boolean all = true;
+    for (int i = 0; i < polled.size(); i++) {
+      ConsumerRecord<byte[], byte[]> r = polled.get(i);
+      TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+      if (!handled[i]) {
+        all = false;
+        blocked.add(tp);
+      } else if (!blocked.contains(tp)) {
+        commits.put(tp, new OffsetAndMetadata(r.offset() + 1));
+      }
+    }
+    if (!commits.isEmpty()) {
+      consumer.commitSync(commits);
+    }
+    return all;
+  }
+
+  private static Arrived read(ConsumerRecord<byte[], byte[]> r) {
+    try {
+      SnapshotBytes snapshot = SnapshotBytes.read(r.value() == null ? new byte[0] : r.value());
+      OfferKeys.checkPartnerId(snapshot.partnerId());
+      return new Arrived(r, snapshot, null);
+    } catch (IllegalArgumentException e) {
+      return new Arrived(r, null, "not a usable FeedSnapshot: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Publishes one record's snapshot, retrying, or dead-letters it. Runs on a lane's thread.
    *
    * @return false when the follower is closing and the record was left uncommitted
    */
-  private boolean handle(ConsumerRecord<byte[], byte[]> r, FeedBatch batch)
-      throws InterruptedException {
-    String source = r.topic() + "/" + r.partition() + "@" + r.offset();
-    SnapshotBytes snapshot;
-    try {
-      snapshot = SnapshotBytes.read(r.value() == null ? new byte[0] : r.value());
-      OfferKeys.checkPartnerId(snapshot.partnerId());
-    } catch (IllegalArgumentException e) {
-      rejected.increment();
-      deadLetters.publish(
-          r.key(), r.value(), source, "not a usable FeedSnapshot: " + e.getMessage());
-      return true;
-    }
+  private boolean handle(Arrived a, FeedBatch batch) throws InterruptedException {
+    ConsumerRecord<byte[], byte[]> r = a.record();
+    SnapshotBytes snapshot = a.snapshot();
+    String source = a.source();
     for (int attempt = 1; ; attempt++) {
       try {
         loader.publish(snapshot, batch);

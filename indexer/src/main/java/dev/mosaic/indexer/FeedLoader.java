@@ -59,8 +59,9 @@ import org.slf4j.LoggerFactory;
  * in full and cannot delete offers that disappeared meanwhile.
  *
  * <p><b>Feeds topic.</b> With {@link Builder#feedsTopic}, snapshots arriving there are published as
- * they come ({@link FeedFollower}), the snapshots of one poll as one batch; one that keeps failing
- * is dead-lettered after {@link SnapshotRetry#maxAttempts()} tries and the next one flows.
+ * they come ({@link FeedFollower}), the snapshots of one poll as one batch, {@link
+ * Builder#publishThreads} partners at a time; one that keeps failing is dead-lettered after {@link
+ * SnapshotRetry#maxAttempts()} tries and the next one flows.
  *
  * <p>Lifecycle: LATENT → STARTED → CLOSED by CAS. Thread safety: safe for concurrent use; snapshots
  * of one partner are published one at a time, different partners in parallel. NOTE: run one loader
@@ -75,6 +76,13 @@ public final class FeedLoader implements AutoCloseable {
     STARTED,
     CLOSED
   }
+
+  /**
+   * Partners published at once from the feeds topic by default: a partner's publish waits for
+   * Kafka's acknowledgements about as long as it diffs, so twice the cores of a small machine keep
+   * it busy (the benchmarks publish a cycle with as many threads).
+   */
+  public static final int DEFAULT_PUBLISH_THREADS = 4;
 
   /** Changes queued before they go to the producer together. */
   private static final int SEND_BURST = 1024;
@@ -161,7 +169,8 @@ public final class FeedLoader implements AutoCloseable {
                   rejected,
                   Counter.builder("mosaic.feedloader.snapshot.failures")
                       .description("failed tries to publish a snapshot from the feeds topic")
-                      .register(config.meterRegistry()))
+                      .register(config.meterRegistry()),
+                  config.publishThreads())
               .start();
     }
     LOG.info(
@@ -553,6 +562,7 @@ public final class FeedLoader implements AutoCloseable {
    * @param feedsTopic a topic of snapshots to follow, or null
    * @param recoveryTimeout how long rebuilding a state from the offers topic may take
    * @param payloadCheck what new and changed offers' payloads are checked with
+   * @param publishThreads partners the feeds topic's follower publishes at once
    */
   record Config(
       String bootstrapServers,
@@ -569,7 +579,8 @@ public final class FeedLoader implements AutoCloseable {
       SnapshotRetry retry,
       FeedMessageLimits limits,
       Duration recoveryTimeout,
-      PayloadCheck payloadCheck) {
+      PayloadCheck payloadCheck,
+      int publishThreads) {
     Config {
       producerProperties = Map.copyOf(producerProperties);
     }
@@ -585,6 +596,7 @@ public final class FeedLoader implements AutoCloseable {
     private SnapshotRetry retry = SnapshotRetry.DEFAULT;
     private Duration recoveryTimeout = Duration.ofMinutes(10);
     private PayloadCheck payloadCheck = PayloadCheck.none();
+    private int publishThreads = DEFAULT_PUBLISH_THREADS;
 
     private Builder() {}
 
@@ -642,6 +654,18 @@ public final class FeedLoader implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How many partners' snapshots from the feeds topic are diffed and published at once (default
+     * {@value #DEFAULT_PUBLISH_THREADS}); a partner's own snapshots go one at a time, in order.
+     */
+    public Builder publishThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("publishThreads must be >= 1, got " + threads);
+      }
+      this.publishThreads = threads;
+      return this;
+    }
+
     /** Overrides one Kafka producer property. */
     public Builder producerProperty(String key, String value) {
       producerProperties.put(key, value);
@@ -685,7 +709,8 @@ public final class FeedLoader implements AutoCloseable {
               retry,
               FeedMessageLimits.DEFAULT,
               recoveryTimeout,
-              payloadCheck));
+              payloadCheck,
+              publishThreads));
     }
   }
 }

@@ -16,15 +16,21 @@ import dev.mosaic.embedded.EmbeddedKafka;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -270,6 +276,63 @@ class FeedLoaderTest {
                 assertThat(BatchEnd.of(m.headers()).upserts())
                     .isEqualTo(
                         upserts.stream().filter(r -> r.partition() == m.partition()).count()));
+  }
+
+  @Test
+  void aPartnersSnapshotsInOnePollArePublishedInTheirOrderBesideOtherPartnersAndCommitted()
+      throws Exception {
+    List<CarOffer> cars =
+        CarOfferGenerator.builder().seed(31).partners(3).duplicateShare(0).build().next(60);
+    List<FeedSnapshot> first = CarOffers.snapshotsByPartner(cars, 1, 1_000L);
+    assertThat(first).hasSize(3);
+    FeedSnapshot x1 = first.get(0);
+    // partner x's second snapshot drops half of its offers: published before the first, they
+    // would stay live
+    FeedSnapshot x2 =
+        x1.toBuilder()
+            .setSnapshotId(2)
+            .clearOffers()
+            .addAllOffers(x1.getOffersList().subList(0, x1.getOffersCount() / 2))
+            .build();
+    kafka.createTopic("feeds-ordered", 1);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(
+            kafka.clientProperties(), new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (FeedSnapshot snapshot : List.of(x1, first.get(1), x2, first.get(2))) {
+        producer.send(new ProducerRecord<>("feeds-ordered", snapshot.toByteArray())).get();
+      }
+    }
+    Map<String, Offer> expected = new HashMap<>(FeedLoaderFailureTest.expectedLive(x2));
+    expected.putAll(FeedLoaderFailureTest.expectedLive(first.get(1)));
+    expected.putAll(FeedLoaderFailureTest.expectedLive(first.get(2)));
+    // the four snapshots wait on the topic before the loader starts: its first poll takes them all
+    try (FeedLoader loader =
+            KafkaTestSupport.loaderOn(kafka, "ordered", P, K)
+                .feedsTopic("feeds-ordered")
+                .feedsGroupId("ordered-test")
+                .publishThreads(3)
+                .build()
+                .start();
+        OffersTopicView view = new OffersTopicView(kafka, "ordered");
+        Admin admin = Admin.create(kafka.clientProperties())) {
+      Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                view.catchUp();
+                assertThat(FeedLoaderFailureTest.liveOffers(view)).isEqualTo(expected);
+                assertThat(
+                        admin
+                            .listConsumerGroupOffsets("ordered-test")
+                            .partitionsToOffsetAndMetadata()
+                            .get()
+                            .get(new TopicPartition("feeds-ordered", 0)))
+                    .as("every record of the poll committed")
+                    .isNotNull()
+                    .extracting(OffsetAndMetadata::offset)
+                    .isEqualTo(4L);
+              });
+    }
   }
 
   static String key(CarOffer car) {

@@ -110,7 +110,7 @@ public final class FreshnessBenchmark implements Callable<Integer> {
       description =
           "partners' snapshots of a cycle diffed and published at once, in one batch (default"
               + " ${DEFAULT-VALUE})")
-  int publishThreads = 4;
+  int publishThreads = FeedLoader.DEFAULT_PUBLISH_THREADS;
 
   @Option(
       names = "--set",

@@ -82,7 +82,7 @@ public final class IndexerBenchmark implements java.util.concurrent.Callable<Int
   @Option(
       names = "--publish-threads",
       description = "partners published in parallel (default ${DEFAULT-VALUE})")
-  int publishThreads = 4;
+  int publishThreads = FeedLoader.DEFAULT_PUBLISH_THREADS;
 
   @Option(
       names = "--rebuild-threads",

@@ -47,7 +47,7 @@ public final class LoaderDiffRounds implements java.util.concurrent.Callable<Int
   @Option(
       names = "--publish-threads",
       description = "partners in parallel (default ${DEFAULT-VALUE})")
-  int publishThreads = 4;
+  int publishThreads = FeedLoader.DEFAULT_PUBLISH_THREADS;
 
   @Option(names = "--work", description = "work directory (default ${DEFAULT-VALUE})")
   Path work = Path.of("bench/target/loader-diff-rounds");
