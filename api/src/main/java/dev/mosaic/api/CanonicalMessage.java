@@ -137,6 +137,13 @@ final class CanonicalMessage {
 
   /** Whether the bytes are valid UTF-8 as protobuf checks a string field (no copy). */
   static boolean validUtf8(byte[] bytes, int start, int length) {
-    return UnsafeByteOperations.unsafeWrap(bytes, start, length).isValidUtf8();
+    int end = start + length;
+    for (int i = start; i < end; i++) {
+      if (bytes[i] < 0) {
+        // the ASCII before it is valid, and a sequence starts here: Protobuf checks the rest
+        return UnsafeByteOperations.unsafeWrap(bytes, i, end - i).isValidUtf8();
+      }
+    }
+    return true; // ASCII, as most field values are: no wrapper, no state machine
   }
 }

@@ -1,6 +1,7 @@
 package dev.mosaic.format;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -118,6 +119,38 @@ public final class Document {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("field '" + f.name() + "': " + e.getMessage(), e);
       }
+      return addEncoded(index, f, bytes);
+    }
+
+    /**
+     * Adds a STRING value given as its UTF-8 bytes {@code utf8[offset, offset + length)} (copied):
+     * the document is the one {@link #add(int, Object)} builds with the String they decode to,
+     * which a STRING value's comparable form is the UTF-8 of, without decoding and encoding it
+     * again (for mappers reading serialized messages). NOTE: the caller vouches that the bytes are
+     * well-formed UTF-8 (as a Protobuf parser checks a string field); malformed bytes would be
+     * stored as they are and read back with replacement characters.
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index, or the range is
+     *     outside {@code utf8}
+     * @throws IllegalArgumentException when the field is not a STRING field, or as {@link #add(int,
+     *     Object)}
+     */
+    public Builder addUtf8(int field, byte[] utf8, int offset, int length) {
+      int index = java.util.Objects.checkIndex(field, fields.size());
+      Field f = fields.get(index);
+      if (f.type() != FieldType.STRING) {
+        throw new IllegalArgumentException(
+            "field '"
+                + f.name()
+                + "': expected a "
+                + f.type()
+                + " value but got the UTF-8 bytes of a STRING");
+      }
+      java.util.Objects.checkFromIndexSize(offset, length, utf8.length);
+      return addEncoded(index, f, Arrays.copyOfRange(utf8, offset, offset + length));
+    }
+
+    private Builder addEncoded(int index, Field f, byte[] bytes) {
       if (first[index] == null) {
         first[index] = bytes;
         return this;

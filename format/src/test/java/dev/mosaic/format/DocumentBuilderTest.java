@@ -96,4 +96,41 @@ class DocumentBuilderTest {
     assertThat(first.values("tags")).hasSize(2);
     assertThat(second.values("tags")).hasSize(3);
   }
+
+  @Test
+  void aStringAddedAsItsUtf8BytesGivesTheDocumentOfTheDecodedString() {
+    Random random = new Random(SEED + 1);
+    String[] samples = {"", "a", "Москва", "日本語", "emoji \uD83D\uDE97", "x y z"};
+    for (int trial = 0; trial < 500; trial++) {
+      Document.Builder byString = Document.builder(SCHEMA).add("year", 1).add("price", 2L);
+      Document.Builder byBytes = Document.builder(SCHEMA).add("year", 1).add("price", 2L);
+      for (int n = random.nextInt(4); n > 0; n--) {
+        String tag = samples[random.nextInt(samples.length)] + random.nextInt(3);
+        byte[] utf8 = tag.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // the bytes sit inside a larger array, as in a serialized message
+        byte[] message = new byte[utf8.length + 7];
+        System.arraycopy(utf8, 0, message, 3, utf8.length);
+        byString.add("tags", tag);
+        byBytes.addUtf8(SCHEMA.fieldIndex("tags"), message, 3, utf8.length);
+      }
+      Document a = byString.build();
+      Document b = byBytes.build();
+      assertThat(b.values("tags")).hasSameSizeAs(a.values("tags"));
+      for (int v = 0; v < a.values("tags").size(); v++) {
+        assertThat(b.values("tags").get(v)).isEqualTo(a.values("tags").get(v));
+      }
+    }
+  }
+
+  @Test
+  void utf8BytesForAFieldThatIsNotAStringOrOutsideTheArrayAreRefused() {
+    byte[] bytes = "2015".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThatThrownBy(
+            () -> Document.builder(SCHEMA).addUtf8(SCHEMA.fieldIndex("year"), bytes, 0, 4))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("field 'year': expected a INT value but got the UTF-8 bytes of a STRING");
+    assertThatThrownBy(
+            () -> Document.builder(SCHEMA).addUtf8(SCHEMA.fieldIndex("tags"), bytes, 2, 3))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
 }
