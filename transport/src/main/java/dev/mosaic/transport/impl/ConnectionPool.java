@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -37,9 +36,11 @@ import org.apache.pekko.util.ByteString;
  * disk as the connection pulls them: TCP backpressure reaches the file reads). After the
  * acknowledgement the connection goes back to the pool (at most {@code maxIdlePerPeer} idle ones
  * per peer) if the whole request went out; after a failure, or an answer that came before the
- * request was sent completely (a refusal), it is closed, which stops the sending. An exchange that
- * fails on a reused connection (the peer or an idle timeout closed it meanwhile) is tried once more
- * on a new connection; a receiver answers a repeated push it already published as already held.
+ * request was sent completely (a refusal), it is closed, which stops the sending. An acceptance
+ * completes the exchange once its connection is back in the pool, so exchanges one after the other
+ * share one connection. An exchange that fails on a reused connection (the peer or an idle timeout
+ * closed it meanwhile) is tried once more on a new connection; a receiver answers a repeated push
+ * it already published as already held.
  *
  * <p>Thread safety: safe for concurrent use; one exchange at a time uses a connection.
  */
@@ -159,18 +160,21 @@ final class ConnectionPool implements AutoCloseable {
       return CompletableFuture.failedFuture(
           new IOException("connection to " + target + " ended before the request"));
     }
-    return c.in
+    CompletableFuture<FileAck> answer = new CompletableFuture<>();
+    c.in
         .pull()
-        .handle(
+        .whenComplete(
             (head, err) -> {
               if (err != null || head.isEmpty()) {
                 c.close();
-                throw new CompletionException(
+                answer.completeExceptionally(
                     err != null
                         ? err
                         : new IOException(
                             "connection to " + target + " closed before the acknowledgement"));
+                return;
               }
+              FileAck ack = head.get();
               // the answer may overtake the end of the request by a moment; an answer long before
               // the whole request went out (a refusal) stops the sending: the connection, which
               // cannot carry another request then, is closed
@@ -183,9 +187,19 @@ final class ConnectionPool implements AutoCloseable {
                         } else {
                           c.close();
                         }
+                        if (ack.getAccepted()) {
+                          answer.complete(ack);
+                        }
                       });
-              return head.get();
+              // an acceptance comes after the receiver took the whole request, so its end is a
+              // moment away: the answer waits for the connection to be back in the pool, and the
+              // sender's next exchange reuses it instead of opening another; a refusal may come
+              // before the request is through and is answered at once
+              if (!ack.getAccepted()) {
+                answer.complete(ack);
+              }
             });
+    return answer;
   }
 
   private Connection open(SearcherEndpoint target) {
