@@ -153,12 +153,12 @@ final class FeedFollower implements AutoCloseable {
     Arrived[] arrived = new Arrived[polled.size()];
     // reading walks every offer of the snapshot: the heaviest part of a diff, so in parallel too
     lanes.each(polled.size(), i -> arrived[i] = read(polled.get(i)));
-    List<Arrived> usable = new ArrayList<>(polled.size());
+    List<Integer> usable = new ArrayList<>(polled.size());
     boolean[] handled = new boolean[polled.size()];
     for (int i = 0; i < arrived.length; i++) {
       Arrived a = arrived[i];
       if (a.problem() == null) {
-        usable.add(a);
+        usable.add(i);
         continue;
       }
       rejected.increment();
@@ -166,12 +166,10 @@ final class FeedFollower implements AutoCloseable {
       deadLetters.publish(r.key(), r.value(), a.source(), a.problem());
       handled[i] = true;
     }
-    boolean[] published = lanes.run(usable, a -> a.snapshot().partnerId(), a -> handle(a, batch));
-    for (int u = 0, i = 0; i < arrived.length; i++) {
-      if (arrived[i].problem() == null) {
-        handled[i] = published[u++];
-      }
-    }
+    lanes.run(
+        usable,
+        i -> arrived[i].snapshot().partnerId(),
+        i -> handled[i] = handle(arrived[i], batch));
     Map<TopicPartition, OffsetAndMetadata> commits = new HashMap<>();
     Set<TopicPartition> blocked = new HashSet<>();
     boolean all = true;

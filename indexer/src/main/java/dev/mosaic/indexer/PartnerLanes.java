@@ -18,8 +18,9 @@ import java.util.stream.IntStream;
  * FeedBatch} API allow, while a partner's snapshots never overtake each other. With one thread,
  * everything runs on the calling thread, in the list's order.
  *
- * <p>Lifecycle: {@link #close} once; then {@link #run} is refused. Thread safety: {@link #run} from
- * one thread at a time (the follower's); the task runs on the lanes' threads.
+ * <p>Lifecycle: {@link #close} once; after it, a {@link #run} of several lanes is rejected. Thread
+ * safety: {@link #run} from one thread at a time (the follower's); the task runs on the lanes'
+ * threads.
  */
 final class PartnerLanes implements AutoCloseable {
   /** One item's work. */
@@ -39,7 +40,6 @@ final class PartnerLanes implements AutoCloseable {
     void handle(int index) throws InterruptedException;
   }
 
-  private final int threads;
   private final ExecutorService pool;
 
   /**
@@ -50,7 +50,6 @@ final class PartnerLanes implements AutoCloseable {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
-    this.threads = threads;
     this.pool =
         threads == 1
             ? null
@@ -136,11 +135,6 @@ final class PartnerLanes implements AutoCloseable {
       }
       done[i] = true;
     }
-  }
-
-  /** Lanes run at once. */
-  int threads() {
-    return threads;
   }
 
   /** Stops the threads (a running task is interrupted); idempotent. */
