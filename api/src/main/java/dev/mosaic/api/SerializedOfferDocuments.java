@@ -175,11 +175,10 @@ public final class SerializedOfferDocuments {
         default -> in.skipField(tag); // unknown fields do not change the document
       }
     }
-    byte[] payload = payload(schema, payloadField, bytes, payloadStart, payloadLength);
-    if (payload == null) {
+    if (!payload(schema, document, payloadField, bytes, payloadStart, payloadLength)) {
       return null;
     }
-    return document.payload(payload).build();
+    return document.build();
   }
 
   /**
@@ -296,25 +295,36 @@ public final class SerializedOfferDocuments {
     };
   }
 
-  /** The payload's bytes as the slow path gives them, or null when it must decide. */
-  private static byte[] payload(Schema schema, int field, byte[] bytes, int start, int length)
+  /**
+   * Sets the document's payload to the bytes the slow path gives it (copying them once); false when
+   * the slow path must decide.
+   */
+  private static boolean payload(
+      Schema schema, Document.Builder document, int field, byte[] bytes, int start, int length)
       throws IOException {
     String expected = schema.payloadType();
     switch (field) {
       case 0 -> {
-        return expected.isEmpty() ? new byte[0] : null;
+        return expected.isEmpty(); // the builder's payload is empty until set
       }
       case Offer.CAR_FIELD_NUMBER, Offer.REALTY_FIELD_NUMBER -> {
         boolean car = field == Offer.CAR_FIELD_NUMBER;
         if (!expected.isEmpty() && !expected.equals(car ? CAR_TYPE : REALTY_TYPE)) {
-          return null;
+          return false;
         }
-        return (car ? CAR : REALTY).isCanonical(bytes, start, length)
-            ? Arrays.copyOfRange(bytes, start, start + length)
-            : null;
+        if (!(car ? CAR : REALTY).isCanonical(bytes, start, length)) {
+          return false;
+        }
+        document.payload(bytes, start, length);
+        return true;
       }
       default -> {
-        return anyValue(expected, bytes, start, length);
+        byte[] value = anyValue(expected, bytes, start, length);
+        if (value == null) {
+          return false;
+        }
+        document.payload(value, 0, value.length);
+        return true;
       }
     }
   }

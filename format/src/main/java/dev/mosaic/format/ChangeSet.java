@@ -396,10 +396,10 @@ public final class ChangeSet {
       }
       List<Field> fields = schema.fields();
       for (int f = 0; f < fields.size(); f++) {
-        List<byte[]> values = document.values(f);
-        writeVarint(pendingDocs, values.size());
-        for (byte[] v : values) {
-          writeBytes(pendingDocs, v);
+        int count = document.valueCount(f);
+        writeVarint(pendingDocs, count);
+        for (int i = 0; i < count; i++) {
+          writeBytes(pendingDocs, document.value(f, i));
         }
       }
       writeBytes(pendingDocs, document.payload());

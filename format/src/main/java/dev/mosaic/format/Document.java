@@ -14,12 +14,17 @@ import java.util.Objects;
  */
 public final class Document {
   private final Schema schema;
-  private final List<byte[]>[] byIndex;
+
+  /** Every value, field by field: field {@code f}'s at {@code [start[f], start[f + 1])}. */
+  private final byte[][] values;
+
+  private final int[] start;
   private final byte[] payload;
 
-  private Document(Schema schema, List<byte[]>[] byIndex, byte[] payload) {
+  private Document(Schema schema, byte[][] values, int[] start, byte[] payload) {
     this.schema = schema;
-    this.byIndex = byIndex;
+    this.values = values;
+    this.start = start;
     this.payload = payload;
   }
 
@@ -39,17 +44,40 @@ public final class Document {
    */
   public List<byte[]> values(String field) {
     int index = schema.fieldIndex(field);
-    return index < 0 ? List.of() : byIndex[index];
+    return index < 0 ? List.of() : values(index);
   }
 
   /**
    * The comparable-byte values of the field at index {@code field} of {@link Schema#fields()}, as
-   * {@link #values(String)} gives them (without a look-up by name: what builders use).
+   * {@link #values(String)} gives them (without a look-up by name).
    *
    * @throws IndexOutOfBoundsException when the schema has no such field index
    */
   public List<byte[]> values(int field) {
-    return byIndex[field];
+    Objects.checkIndex(field, start.length - 1);
+    return Collections.unmodifiableList(
+        Arrays.asList(values).subList(start[field], start[field + 1]));
+  }
+
+  /**
+   * How many values the field at index {@code field} has: with {@link #value(int, int)}, what
+   * builders walk a document's values with, without a list per field.
+   *
+   * @throws IndexOutOfBoundsException when the schema has no such field index
+   */
+  public int valueCount(int field) {
+    return start[field + 1] - start[field];
+  }
+
+  /**
+   * The {@code i}-th value of the field at index {@code field}, as {@code values(field).get(i)}.
+   * NOTE: shared, do not modify.
+   *
+   * @throws IndexOutOfBoundsException when there is no such field index or value
+   */
+  public byte[] value(int field, int i) {
+    Objects.checkIndex(i, valueCount(field));
+    return values[start[field] + i];
   }
 
   /** The payload (empty array when none). NOTE: shared, do not modify. */
@@ -74,11 +102,8 @@ public final class Document {
 
     private byte[] payload = new byte[0];
 
-    /**
-     * Whether the last {@link #build()} handed the lists of {@link #more} to its document: the next
-     * {@link #add} copies them first, so a document never changes after it is built.
-     */
-    private boolean handedOver;
+    /** Values added so far, over every field. */
+    private int valueCount;
 
     @SuppressWarnings("unchecked")
     private Builder(Schema schema) {
@@ -153,6 +178,7 @@ public final class Document {
     private Builder addEncoded(int index, Field f, byte[] bytes) {
       if (first[index] == null) {
         first[index] = bytes;
+        valueCount++;
         return this;
       }
       if (f.role().isSortable()) {
@@ -163,19 +189,12 @@ public final class Document {
                 + f.role()
                 + " and takes exactly one value per document");
       }
-      if (handedOver) {
-        for (int i = 0; i < more.length; i++) {
-          if (more[i] != null) {
-            more[i] = new ArrayList<>(more[i]);
-          }
-        }
-        handedOver = false;
-      }
       if (more[index] == null) {
         more[index] = new ArrayList<>(4);
         more[index].add(first[index]);
       }
       more[index].add(bytes);
+      valueCount++;
       return this;
     }
 
@@ -211,28 +230,44 @@ public final class Document {
     }
 
     /**
+     * Sets the payload to {@code bytes[offset, offset + length)} (copied once): for mappers that
+     * find the payload inside a larger serialized message.
+     *
+     * @throws IndexOutOfBoundsException when the range is outside {@code bytes}
+     */
+    public Builder payload(byte[] bytes, int offset, int length) {
+      Objects.checkFromIndexSize(offset, length, bytes.length);
+      this.payload = Arrays.copyOfRange(bytes, offset, offset + length);
+      return this;
+    }
+
+    /**
      * The document.
      *
      * @throws IllegalArgumentException if a SORTABLE or FULL field has no value
      */
     public Document build() {
-      @SuppressWarnings("unchecked")
-      List<byte[]>[] byIndex = new List[fields.size()];
-      for (int i = 0; i < byIndex.length; i++) {
+      byte[][] values = new byte[valueCount][];
+      int[] start = new int[fields.size() + 1];
+      int at = 0;
+      for (int i = 0; i < first.length; i++) {
+        start[i] = at;
         if (first[i] == null) {
           Field f = fields.get(i);
           if (f.role().isSortable()) {
             throw new IllegalArgumentException(
                 "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
           }
-          byIndex[i] = List.of();
+        } else if (more[i] == null) {
+          values[at++] = first[i];
         } else {
-          // the builder's list itself, read-only (no copy: a later add() copies it first)
-          byIndex[i] = more[i] == null ? List.of(first[i]) : Collections.unmodifiableList(more[i]);
-          handedOver |= more[i] != null;
+          for (byte[] v : more[i]) {
+            values[at++] = v;
+          }
         }
       }
-      return new Document(schema, byIndex, payload);
+      start[first.length] = at;
+      return new Document(schema, values, start, payload);
     }
   }
 }

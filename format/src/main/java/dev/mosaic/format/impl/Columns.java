@@ -1,7 +1,6 @@
 package dev.mosaic.format.impl;
 
 import java.util.Arrays;
-import java.util.List;
 
 /** Reads fields' values into {@link DocumentSource.Column}s. Not instantiable. */
 final class Columns {
@@ -27,8 +26,7 @@ final class Columns {
     int[] used = new int[fields.length];
     for (int doc = 0; doc < n; doc++) {
       for (int c = 0; c < fields.length; c++) {
-        List<byte[]> v = source.values(doc, fields[c]);
-        int size = v.size();
+        int size = source.valueCount(doc, fields[c]);
         starts[c][doc] = used[c];
         if (used[c] + size > values[c].length) {
           long grown = Math.max((long) used[c] + size, values[c].length * 2L);
@@ -39,7 +37,7 @@ final class Columns {
           values[c] = Arrays.copyOf(values[c], (int) grown);
         }
         for (int i = 0; i < size; i++) {
-          values[c][used[c]++] = v.get(i);
+          values[c][used[c]++] = source.value(doc, fields[c], i);
         }
       }
     }

@@ -17,6 +17,16 @@ interface DocumentSource {
   /** The values of field {@code field} (schema index) in document {@code doc}, any order. */
   List<byte[]> values(int doc, int field);
 
+  /** How many values field {@code field} has in document {@code doc}. */
+  default int valueCount(int doc, int field) {
+    return values(doc, field).size();
+  }
+
+  /** The {@code i}-th of {@link #values(int, int)}, without the list. */
+  default byte[] value(int doc, int field, int i) {
+    return values(doc, field).get(i);
+  }
+
   /**
    * One field's values in all documents: document {@code d}'s at {@code values[start[d], start[d +
    * 1])}, in the order {@link #values(int, int)} gives them. NOTE: shared, do not modify.
@@ -73,6 +83,16 @@ interface DocumentSource {
       @Override
       public List<byte[]> values(int doc, int field) {
         return documents.get(doc).values(field);
+      }
+
+      @Override
+      public int valueCount(int doc, int field) {
+        return documents.get(doc).valueCount(field);
+      }
+
+      @Override
+      public byte[] value(int doc, int field, int i) {
+        return documents.get(doc).value(field, i);
       }
 
       @Override

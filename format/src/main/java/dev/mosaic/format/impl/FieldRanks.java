@@ -69,13 +69,11 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
       return null;
     }
     start[n] = used;
-    long[] distinct = Arrays.copyOf(keys, used);
-    Arrays.sort(distinct);
-    int m = 0;
-    for (int i = 0; i < used; i++) {
-      if (i == 0 || distinct[i] != distinct[m - 1]) {
-        distinct[m++] = distinct[i];
-      }
+    int[] ranks = new int[Math.max(16, used)];
+    long[] distinct = new long[used];
+    int m = rankByOneSort(keys, used, distinct, ranks);
+    if (m < 0) {
+      m = rankBySearch(keys, used, distinct, ranks);
     }
     byte[][] sorted = new byte[m][];
     for (int r = 0; r < m; r++) {
@@ -87,11 +85,69 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
       }
       sorted[r] = v;
     }
-    int[] ranks = new int[Math.max(16, used)];
+    return compacted(sorted, start, ranks, n, multi);
+  }
+
+  /**
+   * Ranks {@code keys[0, used)} with one sort, when their spread leaves room for a value's position
+   * beside it in a long: each key less the smallest, shifted up, its position in the low bits;
+   * sorted, the longs come in key order (ties in position order), and one sweep gives the distinct
+   * keys and every position's rank. Most columns qualify (an int's spread is below 2^32; prices and
+   * time stamps of a partition span far less than 2^40).
+   *
+   * @return the distinct key count, or -1 when the spread is too wide ({@link #rankBySearch})
+   */
+  private static int rankByOneSort(long[] keys, int used, long[] distinct, int[] ranks) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int i = 0; i < used; i++) {
+      min = Math.min(min, keys[i]);
+      max = Math.max(max, keys[i]);
+    }
+    int positionBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(used - 1));
+    long spread = max - min; // unsigned: at most 2^64 - 1
+    // the shifted spread must stay below 2^63, so that a signed sort orders the longs
+    if (Long.compareUnsigned(spread, (1L << (63 - positionBits)) - 1) > 0) {
+      return -1;
+    }
+    long[] packed = new long[used];
+    for (int i = 0; i < used; i++) {
+      packed[i] = (keys[i] - min) << positionBits | i;
+    }
+    Arrays.sort(packed);
+    long positionMask = (1L << positionBits) - 1;
+    int m = 0;
+    long previous = -1;
+    for (int i = 0; i < used; i++) {
+      long key = packed[i] >>> positionBits;
+      if (key != previous) {
+        distinct[m++] = key + min;
+        previous = key;
+      }
+      ranks[(int) (packed[i] & positionMask)] = m - 1;
+    }
+    return m;
+  }
+
+  /**
+   * Ranks {@code keys[0, used)} by sorting a copy, dropping repeats and finding each key's rank by
+   * binary search.
+   *
+   * @return the distinct key count
+   */
+  private static int rankBySearch(long[] keys, int used, long[] distinct, int[] ranks) {
+    System.arraycopy(keys, 0, distinct, 0, used);
+    Arrays.sort(distinct, 0, used);
+    int m = 0;
+    for (int i = 0; i < used; i++) {
+      if (i == 0 || distinct[i] != distinct[m - 1]) {
+        distinct[m++] = distinct[i];
+      }
+    }
     for (int i = 0; i < used; i++) {
       ranks[i] = Arrays.binarySearch(distinct, 0, m, keys[i]);
     }
-    return compacted(sorted, start, ranks, n, multi);
+    return m;
   }
 
   /**

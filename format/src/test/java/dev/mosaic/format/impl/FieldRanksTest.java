@@ -74,6 +74,39 @@ class FieldRanksTest {
     }
   }
 
+  /**
+   * Eight-byte values around the widest spread ranked with one sort (the spread leaves room for a
+   * value's position beside it) and just past it (ranked by binary search): both as hashed.
+   */
+  @Test
+  void eightByteValuesRankAsHashedOnBothSidesOfTheOneSortSpread() {
+    Random random = new Random(SEED + 1);
+    for (int trial = 0; trial < 400; trial++) {
+      int documents = 1 + random.nextInt(300);
+      int positionBits = Math.max(1, 32 - Integer.numberOfLeadingZeros(documents - 1));
+      long limit = (1L << (63 - positionBits)) - 1; // the widest spread sorted at once
+      long spread = limit + (random.nextBoolean() ? 0 : 1 + random.nextInt(3));
+      long low = random.nextLong();
+      List<List<byte[]>> docs = new ArrayList<>();
+      for (int d = 0; d < documents; d++) {
+        long offset =
+            switch (d) {
+              case 0 -> 0;
+              case 1 -> spread;
+              default -> random.nextInt(3) == 0 ? spread : Math.floorMod(random.nextLong(), spread);
+            };
+        docs.add(List.of(java.nio.ByteBuffer.allocate(8).putLong(low + offset).array()));
+      }
+      DocumentSource source = source(docs);
+      FieldRanks packed = FieldRanks.packed(source, 0);
+      FieldRanks hashed = FieldRanks.hashed(source, 0);
+      assertThat(packed.sorted()).as("trial %d", trial).isDeepEqualTo(hashed.sorted());
+      assertThat(java.util.Arrays.copyOf(packed.ranks(), documents))
+          .as("trial %d", trial)
+          .isEqualTo(java.util.Arrays.copyOf(hashed.ranks(), documents));
+    }
+  }
+
   @Test
   void valuesOfDifferentWidthsOrWiderThanEightBytesAreNotPacked() {
     DocumentSource mixed = source(List.of(List.of(new byte[] {1}), List.of(new byte[] {1, 2})));
