@@ -7,6 +7,9 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.UnsafeByteOperations;
 import com.google.protobuf.WireFormat;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 
 /**
  * Tells whether serialized bytes of a flat proto3 message are exactly what protobuf-java writes for
@@ -23,6 +26,12 @@ import java.io.IOException;
  * <p>Thread safety: immutable after construction, safe from any thread.
  */
 final class CanonicalMessage {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /** The high bit of each of a long's eight bytes: set in no ASCII byte. */
+  private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+
   private final FieldDescriptor[] byNumber;
   private final boolean supported;
 
@@ -138,7 +147,12 @@ final class CanonicalMessage {
   /** Whether the bytes are valid UTF-8 as protobuf checks a string field (no copy). */
   static boolean validUtf8(byte[] bytes, int start, int length) {
     int end = start + length;
-    for (int i = start; i < end; i++) {
+    int i = start;
+    // eight bytes at a time while they are all ASCII (a payload's text is mostly that)
+    while (i <= end - Long.BYTES && ((long) LONGS.get(bytes, i) & HIGH_BITS) == 0) {
+      i += Long.BYTES;
+    }
+    for (; i < end; i++) {
       if (bytes[i] < 0) {
         // the ASCII before it is valid, and a sequence starts here: Protobuf checks the rest
         return UnsafeByteOperations.unsafeWrap(bytes, i, end - i).isValidUtf8();

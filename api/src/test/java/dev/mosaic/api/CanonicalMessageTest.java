@@ -12,6 +12,7 @@ class CanonicalMessageTest {
     Random random = new Random(0x7f8L);
     byte[][] pieces = {
       "a".getBytes(StandardCharsets.UTF_8),
+      "thirteen byte".getBytes(StandardCharsets.UTF_8), // runs over the eight-byte steps
       "Москва".getBytes(StandardCharsets.UTF_8),
       "日本".getBytes(StandardCharsets.UTF_8),
       "\uD83D\uDE97".getBytes(StandardCharsets.UTF_8),
@@ -23,8 +24,11 @@ class CanonicalMessageTest {
     };
     for (int trial = 0; trial < 20_000; trial++) {
       java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-      for (int n = random.nextInt(6); n > 0; n--) {
-        out.writeBytes(random.nextInt(3) == 0 ? pieces[random.nextInt(pieces.length)] : pieces[0]);
+      for (int n = random.nextInt(random.nextBoolean() ? 6 : 40); n > 0; n--) {
+        out.writeBytes(
+            random.nextInt(3) == 0
+                ? pieces[random.nextInt(pieces.length)]
+                : pieces[random.nextInt(2)]);
       }
       byte[] value = out.toByteArray();
       // inside a larger message, as the mappers see it

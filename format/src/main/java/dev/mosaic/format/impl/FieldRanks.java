@@ -2,7 +2,9 @@ package dev.mosaic.format.impl;
 
 import static dev.mosaic.format.impl.FileFormat.*;
 
-import it.unimi.dsi.fastutil.bytes.ByteArrays;
+import com.dynatrace.hash4j.hashing.Hasher64;
+import com.dynatrace.hash4j.hashing.Hashing;
+import it.unimi.dsi.fastutil.Hash;
 import it.unimi.dsi.fastutil.objects.Object2IntOpenCustomHashMap;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +17,25 @@ import java.util.List;
  * @param singleValued true when every document has at most one distinct value
  */
 record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValued) {
+
+  /**
+   * Values by content for {@link #hashed}: XXH3 of the bytes (a value of a few to a few dozen bytes
+   * hashes in a few loads, where {@code Arrays.hashCode} multiplies byte by byte).
+   */
+  private static final Hash.Strategy<byte[]> VALUE_HASH =
+      new Hash.Strategy<>() {
+        private final Hasher64 hash = Hashing.xxh3_64();
+
+        @Override
+        public int hashCode(byte[] value) {
+          return value == null ? 0 : (int) hash.hashBytesToLong(value);
+        }
+
+        @Override
+        public boolean equals(byte[] a, byte[] b) {
+          return Arrays.equals(a, b);
+        }
+      };
 
   /**
    * Builds a field's ranks. When every value of the field has one width of at most 8 bytes (the
@@ -159,7 +180,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
     int n = source.size();
     DocumentSource.Column column = source.column(fieldIndex);
     Object2IntOpenCustomHashMap<byte[]> idOf =
-        new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), ByteArrays.HASH_STRATEGY);
+        new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), VALUE_HASH);
     idOf.defaultReturnValue(-1);
     List<byte[]> distinctValues = new ArrayList<>();
     byte[][] all = column.values();
