@@ -28,13 +28,14 @@ import java.util.function.Consumer;
  *       carried-over documents per second.
  * </ul>
  *
- * The full build runs twice and its second pass counts. The merge, a few times cheaper, runs
- * {@value #MERGE_WARMUP_PASSES} warm-up passes and then {@value #MERGE_MEASURED_PASSES} measured
- * ones, whose median counts: single merge passes varied by a factor of up to 1.7 from one pass to
- * the next (the JIT early on, then garbage collection), so one pass is not a rate. The JIT was
- * still compiling the merge through the fifth pass (C2 at work in a system profile, passes 3 to 5
- * at 0.85 s of CPU time, 6 to 8 at 0.5 s), and once a measured pass took 2.5 s of CPU time between
- * two of 0.6 s: ten warm-up passes, the median of five. Files are written without fsync ({@link
+ * The full build runs {@value #FULL_WARMUP_PASSES} warm-up pass and {@value #FULL_MEASURED_PASSES}
+ * measured ones, whose median counts. The merge, a few times cheaper, runs {@value
+ * #MERGE_WARMUP_PASSES} warm-up passes and then {@value #MERGE_MEASURED_PASSES} measured ones,
+ * whose median counts: single merge passes varied by a factor of up to 1.7 from one pass to the
+ * next (the JIT early on, then garbage collection), so one pass is not a rate. The JIT was still
+ * compiling the merge through the fifth pass (C2 at work in a system profile, passes 3 to 5 at 0.85
+ * s of CPU time, 6 to 8 at 0.5 s), and once a measured pass took 2.5 s of CPU time between two of
+ * 0.6 s: ten warm-up passes, the median of five. Files are written without fsync ({@link
  * DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and an fsync per partition file
  * measures the disk (the node's files, timed in snapshot to files, are fsync'd). A rate is
  * documents per second of the measuring thread's CPU time (its system calls included), a rate per
@@ -53,6 +54,15 @@ final class BuildThroughput {
    * node's {@code DictionaryDonor} takes them.
    */
   static final int DONOR_MIN_DOCUMENTS = 256;
+
+  /** Full build passes before the measured ones. */
+  static final int FULL_WARMUP_PASSES = 1;
+
+  /**
+   * Full build passes measured; the median rate counts (two passes of one run differed by a fifth,
+   * so one pass is not a rate).
+   */
+  static final int FULL_MEASURED_PASSES = 3;
 
   /** Merge passes before the measured ones. */
   static final int MERGE_WARMUP_PASSES = 10;
@@ -80,8 +90,9 @@ final class BuildThroughput {
     for (int p = 0; p < partitions.size(); p++) {
       layout.createPartitionDir(schema.version(), p);
     }
-    double full = 0;
-    for (int pass = 1; pass <= 2; pass++) {
+    double[] fullMeasured = new double[FULL_MEASURED_PASSES];
+    int fullPasses = FULL_WARMUP_PASSES + FULL_MEASURED_PASSES;
+    for (int pass = 1; pass <= fullPasses; pass++) {
       long t = System.nanoTime();
       long cpu = cpuNanos();
       long docs = 0;
@@ -96,8 +107,8 @@ final class BuildThroughput {
         for (byte[] offer : partitions.get(p).offers()) {
           update.add(document(offer));
         }
-        // a new name per pass (see merged): pass 1 a scratch file, pass 2 the merges' base
-        Path out = pass == 2 ? base(p) : partitionDir(p).resolve("first.mosaic");
+        // a new name per pass (see merged): a scratch file, the last pass the merges' base
+        Path out = pass == fullPasses ? base(p) : scratch(p, pass);
         int documents = update.fsync(false).writeTo(out).documents();
         docs += documents;
         if (donor == null && documents >= DONOR_MIN_DOCUMENTS) {
@@ -106,20 +117,32 @@ final class BuildThroughput {
       }
       double seconds = (System.nanoTime() - t) / 1e9;
       double cpuSeconds = (cpuNanos() - cpu) / 1e9;
-      if (pass == 2) {
+      if (pass < fullPasses) {
         // after the timing: a full build deletes nothing (the node prunes old files elsewhere),
         // and deleting the first pass's files inside the pass cost it a third more CPU time
         for (int p = 0; p < partitions.size(); p++) {
-          Files.delete(partitionDir(p).resolve("first.mosaic"));
+          Files.delete(scratch(p, pass));
         }
       }
-      full = docs / cpuSeconds;
+      double rate = docs / cpuSeconds;
+      boolean warmup = pass <= FULL_WARMUP_PASSES;
+      if (!warmup) {
+        fullMeasured[pass - FULL_WARMUP_PASSES - 1] = rate;
+      }
       log.accept(
           String.format(
-              "full build pass %d: %,d documents in %,d partitions on one thread in %.1f s of CPU"
-                  + " time (%.1f s wall): %,.0f docs/s",
-              pass, docs, partitions.size(), cpuSeconds, seconds, full));
+              "full build pass %d%s: %,d documents in %,d partitions on one thread in %.1f s of"
+                  + " CPU time (%.1f s wall): %,.0f docs/s",
+              pass,
+              warmup ? " (warm-up)" : "",
+              docs,
+              partitions.size(),
+              cpuSeconds,
+              seconds,
+              rate));
     }
+    java.util.Arrays.sort(fullMeasured);
+    double full = fullMeasured[fullMeasured.length / 2];
     double[] measured = new double[MERGE_MEASURED_PASSES];
     for (int pass = 1; pass <= MERGE_WARMUP_PASSES + MERGE_MEASURED_PASSES; pass++) {
       long t = System.nanoTime();
@@ -184,6 +207,11 @@ final class BuildThroughput {
    */
   private Path partitionDir(int partition) {
     return layout.partitionDir(schema.version(), partition);
+  }
+
+  /** A full build pass's output before the last pass (which writes the merges' {@link #base}). */
+  private Path scratch(int partition, int pass) {
+    return partitionDir(partition).resolve("full" + pass + ".mosaic");
   }
 
   private Path base(int partition) {
