@@ -11,6 +11,9 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -186,27 +189,27 @@ public final class SerializedOfferDocuments {
    * must decide. {@code hint}: the field of the previous value (see {@link Names#find}).
    */
   private static int addValue(
-      Names names, Document.Builder document, byte[] bytes, int start, int size, int hint)
-      throws IOException {
-    CodedInputStream in = CodedInputStream.newInstance(bytes, start, size);
+      Names names, Document.Builder document, byte[] bytes, int start, int size, int hint) {
+    ValueCursor in = new ValueCursor(bytes, start, start + size);
     int index = -1;
     Field field = null;
     Object value = null;
-    while (true) {
-      int tag = in.readTag();
-      if (tag == 0) {
-        break;
+    while (!in.atEnd()) {
+      long tag = in.varint();
+      int number = (int) (tag >>> 3);
+      int wireType = (int) tag & 7;
+      if (tag < 0 || tag > Integer.MAX_VALUE || number == 0) {
+        return -1; // an invalid tag: the parser's error
       }
-      int number = WireFormat.getTagFieldNumber(tag);
-      int wireType = WireFormat.getTagWireType(tag);
       if (number == FieldValue.NAME_FIELD_NUMBER) {
         if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || field != null) {
           return -1;
         }
-        int length = in.readRawVarint32();
-        int at = start + in.getTotalBytesRead();
-        in.skipRawBytes(length);
-        index = names.find(bytes, at, length, hint);
+        int length = in.length();
+        if (length < 0) {
+          return -1;
+        }
+        index = names.find(bytes, in.skip(length), length, hint);
         if (index < 0) {
           return -1; // unknown field (or invalid UTF-8): the slow path's error
         }
@@ -216,7 +219,7 @@ public final class SerializedOfferDocuments {
       if (value != null) {
         return -1; // a second value: the last one wins, the parser knows which
       }
-      value = value(number, wireType, in, bytes, start);
+      value = value(number, wireType, in, bytes);
       if (value == null) {
         return -1;
       }
@@ -232,18 +235,20 @@ public final class SerializedOfferDocuments {
     return index;
   }
 
-  /** The Java value of one oneof member, or null for a member this path does not read. */
-  private static Object value(
-      int number, int wireType, CodedInputStream in, byte[] bytes, int start) throws IOException {
+  /**
+   * The Java value of one oneof member, or null for a member this path does not read (or bytes it
+   * does not read exactly as the parser would: the slow path decides).
+   */
+  private static Object value(int number, int wireType, ValueCursor in, byte[] bytes) {
     switch (number) {
       case FieldValue.INT_VALUE_FIELD_NUMBER,
           FieldValue.LONG_VALUE_FIELD_NUMBER,
           FieldValue.BOOL_VALUE_FIELD_NUMBER,
           FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER -> {
-        if (wireType != WireFormat.WIRETYPE_VARINT) {
+        if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
           return null;
         }
-        long v = in.readRawVarint64();
+        long v = in.varint();
         return switch (number) {
           case FieldValue.INT_VALUE_FIELD_NUMBER -> (int) v;
           case FieldValue.BOOL_VALUE_FIELD_NUMBER -> v != 0;
@@ -252,18 +257,20 @@ public final class SerializedOfferDocuments {
         };
       }
       case FieldValue.DOUBLE_VALUE_FIELD_NUMBER -> {
-        if (wireType != WireFormat.WIRETYPE_FIXED64) {
+        if (wireType != WireFormat.WIRETYPE_FIXED64 || in.remaining() < Long.BYTES) {
           return null;
         }
-        return Double.longBitsToDouble(in.readRawLittleEndian64());
+        return Double.longBitsToDouble((long) LONGS.get(bytes, in.skip(Long.BYTES)));
       }
       case FieldValue.STRING_VALUE_FIELD_NUMBER, FieldValue.BYTES_VALUE_FIELD_NUMBER -> {
         if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
           return null;
         }
-        int length = in.readRawVarint32();
-        int at = start + in.getTotalBytesRead();
-        in.skipRawBytes(length);
+        int length = in.length();
+        if (length < 0) {
+          return null;
+        }
+        int at = in.skip(length);
         if (number == FieldValue.BYTES_VALUE_FIELD_NUMBER) {
           return Arrays.copyOfRange(bytes, at, at + length);
         }
@@ -273,6 +280,78 @@ public final class SerializedOfferDocuments {
       default -> {
         return null;
       }
+    }
+  }
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  /**
+   * A cursor over one serialized {@link FieldValue}: varints, lengths and skips, checked against
+   * the value's end. Where the bytes are not what it reads exactly (a varint running past the end
+   * or over ten bytes, a length past the end), {@link #varint} gives -1 with {@link #hasVarint}
+   * false beforehand and {@link #length} gives -1, and the caller leaves the value to the slow
+   * path, which names the error. Confined to one call; small enough to live in registers.
+   */
+  private static final class ValueCursor {
+    private final byte[] bytes;
+    private final int end;
+    private int pos;
+
+    ValueCursor(byte[] bytes, int start, int end) {
+      this.bytes = bytes;
+      this.pos = start;
+      this.end = end;
+    }
+
+    boolean atEnd() {
+      return pos >= end;
+    }
+
+    int remaining() {
+      return end - pos;
+    }
+
+    /** Whether a whole varint of at most ten bytes starts here. */
+    boolean hasVarint() {
+      for (int i = pos; i < end && i < pos + 10; i++) {
+        if (bytes[i] >= 0) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    /** The varint here (moving past it), or -1 without moving when there is no whole one. */
+    long varint() {
+      long result = 0;
+      for (int i = pos, shift = 0; i < end && shift < 64; i++, shift += 7) {
+        byte b = bytes[i];
+        result |= (long) (b & 0x7f) << shift;
+        if (b >= 0) {
+          pos = i + 1;
+          return result;
+        }
+      }
+      return -1;
+    }
+
+    /** A length-delimited value's length (moving past it), or -1 when it does not fit. */
+    int length() {
+      int at = pos;
+      long length = varint();
+      if (length < 0 || length > end - pos) {
+        pos = at;
+        return -1;
+      }
+      return (int) length;
+    }
+
+    /** Moves past {@code n} bytes already checked; returns where they start. */
+    int skip(int n) {
+      int at = pos;
+      pos += n;
+      return at;
     }
   }
 
