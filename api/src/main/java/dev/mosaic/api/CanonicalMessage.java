@@ -1,12 +1,10 @@
 package dev.mosaic.api;
 
-import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.UnsafeByteOperations;
 import com.google.protobuf.WireFormat;
-import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
@@ -33,6 +31,12 @@ final class CanonicalMessage {
   private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
 
   private final FieldDescriptor[] byNumber;
+
+  /** By field number: its type and whether it is repeated (read once, not per value). */
+  private final FieldDescriptor.Type[] types;
+
+  private final boolean[] repeated;
+
   private final boolean supported;
 
   CanonicalMessage(Descriptor type) {
@@ -44,9 +48,13 @@ final class CanonicalMessage {
     }
     this.supported = ok && max <= 1024;
     this.byNumber = new FieldDescriptor[supported ? max + 1 : 0];
+    this.types = new FieldDescriptor.Type[byNumber.length];
+    this.repeated = new boolean[byNumber.length];
     if (supported) {
       for (FieldDescriptor f : type.getFields()) {
         byNumber[f.getNumber()] = f;
+        types[f.getNumber()] = f.getType();
+        repeated[f.getNumber()] = f.isRepeated();
       }
     }
   }
@@ -72,71 +80,67 @@ final class CanonicalMessage {
     if (!supported) {
       return false;
     }
-    CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
-    try {
-      int last = 0;
-      while (true) {
-        int before = in.getTotalBytesRead();
-        int tag = in.readTag();
-        if (tag == 0) {
-          return true;
-        }
-        if (in.getTotalBytesRead() - before != CodedOutputStream.computeUInt32SizeNoTag(tag)) {
-          return false;
-        }
-        int number = WireFormat.getTagFieldNumber(tag);
-        FieldDescriptor f = number < byNumber.length ? byNumber[number] : null;
-        if (f == null || number < last || (number == last && !f.isRepeated())) {
-          return false;
-        }
-        last = number;
-        if (!canonicalValue(f, tag, in, bytes, offset)) {
-          return false;
-        }
+    WireCursor in = new WireCursor(bytes, offset, offset + length);
+    int last = 0;
+    while (!in.atEnd()) {
+      int before = in.position();
+      long tag = in.varint();
+      if (tag <= 0 || tag > Integer.MAX_VALUE) {
+        return false; // cut, zero or wider than a tag
       }
-    } catch (IOException | RuntimeException e) {
-      return false;
+      if (in.position() - before != CodedOutputStream.computeUInt32SizeNoTag((int) tag)) {
+        return false;
+      }
+      int number = (int) (tag >>> 3);
+      FieldDescriptor f = number < byNumber.length ? byNumber[number] : null;
+      if (f == null || number < last || (number == last && !repeated[number])) {
+        return false;
+      }
+      last = number;
+      if (!canonicalValue(types[number], repeated[number], (int) tag & 7, in, bytes)) {
+        return false;
+      }
     }
+    return true;
   }
 
   private static boolean canonicalValue(
-      FieldDescriptor f, int tag, CodedInputStream in, byte[] bytes, int offset)
-      throws IOException {
-    int wireType = WireFormat.getTagWireType(tag);
-    switch (f.getType()) {
+      FieldDescriptor.Type type, boolean repeated, int wireType, WireCursor in, byte[] bytes) {
+    switch (type) {
       case STRING, BYTES -> {
         if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
           return false;
         }
-        int before = in.getTotalBytesRead();
-        int length = in.readRawVarint32();
+        int before = in.position();
+        int length = in.length();
         if (length < 0
-            || in.getTotalBytesRead() - before != CodedOutputStream.computeUInt32SizeNoTag(length)
-            || (length == 0 && !f.isRepeated())) {
+            || in.position() - before != CodedOutputStream.computeUInt32SizeNoTag(length)
+            || (length == 0 && !repeated)) {
           return false;
         }
-        int start = offset + in.getTotalBytesRead();
-        in.skipRawBytes(length);
-        return f.getType() != FieldDescriptor.Type.STRING || validUtf8(bytes, start, length);
+        int start = in.skip(length);
+        return type != FieldDescriptor.Type.STRING || validUtf8(bytes, start, length);
       }
       case INT32, INT64, BOOL -> {
-        if (wireType != WireFormat.WIRETYPE_VARINT) {
+        if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
           return false;
         }
-        int before = in.getTotalBytesRead();
-        long value = in.readRawVarint64();
+        int before = in.position();
+        long value = in.varint();
         if (value == 0
-            || in.getTotalBytesRead() - before != CodedOutputStream.computeUInt64SizeNoTag(value)) {
+            || in.position() - before != CodedOutputStream.computeUInt64SizeNoTag(value)) {
           return false;
         }
-        return switch (f.getType()) {
+        return switch (type) {
           case INT32 -> value == (int) value; // negatives sign-extended
           case BOOL -> value == 1;
           default -> true;
         };
       }
       case DOUBLE -> {
-        return wireType == WireFormat.WIRETYPE_FIXED64 && in.readRawLittleEndian64() != 0;
+        return wireType == WireFormat.WIRETYPE_FIXED64
+            && in.remaining() >= Long.BYTES
+            && in.fixed64() != 0;
       }
       default -> {
         return false;

@@ -11,9 +11,6 @@ import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -190,7 +187,7 @@ public final class SerializedOfferDocuments {
    */
   private static int addValue(
       Names names, Document.Builder document, byte[] bytes, int start, int size, int hint) {
-    ValueCursor in = new ValueCursor(bytes, start, start + size);
+    WireCursor in = new WireCursor(bytes, start, start + size);
     int index = -1;
     Field field = null;
     Object value = null;
@@ -239,7 +236,7 @@ public final class SerializedOfferDocuments {
    * The Java value of one oneof member, or null for a member this path does not read (or bytes it
    * does not read exactly as the parser would: the slow path decides).
    */
-  private static Object value(int number, int wireType, ValueCursor in, byte[] bytes) {
+  private static Object value(int number, int wireType, WireCursor in, byte[] bytes) {
     switch (number) {
       case FieldValue.INT_VALUE_FIELD_NUMBER,
           FieldValue.LONG_VALUE_FIELD_NUMBER,
@@ -260,7 +257,7 @@ public final class SerializedOfferDocuments {
         if (wireType != WireFormat.WIRETYPE_FIXED64 || in.remaining() < Long.BYTES) {
           return null;
         }
-        return Double.longBitsToDouble((long) LONGS.get(bytes, in.skip(Long.BYTES)));
+        return Double.longBitsToDouble(in.fixed64());
       }
       case FieldValue.STRING_VALUE_FIELD_NUMBER, FieldValue.BYTES_VALUE_FIELD_NUMBER -> {
         if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
@@ -280,78 +277,6 @@ public final class SerializedOfferDocuments {
       default -> {
         return null;
       }
-    }
-  }
-
-  private static final VarHandle LONGS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
-  /**
-   * A cursor over one serialized {@link FieldValue}: varints, lengths and skips, checked against
-   * the value's end. Where the bytes are not what it reads exactly (a varint running past the end
-   * or over ten bytes, a length past the end), {@link #varint} gives -1 with {@link #hasVarint}
-   * false beforehand and {@link #length} gives -1, and the caller leaves the value to the slow
-   * path, which names the error. Confined to one call; small enough to live in registers.
-   */
-  private static final class ValueCursor {
-    private final byte[] bytes;
-    private final int end;
-    private int pos;
-
-    ValueCursor(byte[] bytes, int start, int end) {
-      this.bytes = bytes;
-      this.pos = start;
-      this.end = end;
-    }
-
-    boolean atEnd() {
-      return pos >= end;
-    }
-
-    int remaining() {
-      return end - pos;
-    }
-
-    /** Whether a whole varint of at most ten bytes starts here. */
-    boolean hasVarint() {
-      for (int i = pos; i < end && i < pos + 10; i++) {
-        if (bytes[i] >= 0) {
-          return true;
-        }
-      }
-      return false;
-    }
-
-    /** The varint here (moving past it), or -1 without moving when there is no whole one. */
-    long varint() {
-      long result = 0;
-      for (int i = pos, shift = 0; i < end && shift < 64; i++, shift += 7) {
-        byte b = bytes[i];
-        result |= (long) (b & 0x7f) << shift;
-        if (b >= 0) {
-          pos = i + 1;
-          return result;
-        }
-      }
-      return -1;
-    }
-
-    /** A length-delimited value's length (moving past it), or -1 when it does not fit. */
-    int length() {
-      int at = pos;
-      long length = varint();
-      if (length < 0 || length > end - pos) {
-        pos = at;
-        return -1;
-      }
-      return (int) length;
-    }
-
-    /** Moves past {@code n} bytes already checked; returns where they start. */
-    int skip(int n) {
-      int at = pos;
-      pos += n;
-      return at;
     }
   }
 
