@@ -316,6 +316,7 @@ public final class FeedLoader implements AutoCloseable {
       return result;
     }
     BurstSends sends = new BurstSends(partner, pending, batch);
+    OfferBytes reader = offerReaders.get();
     SnapshotDiff diff =
         new SnapshotDiff(
             partner,
@@ -323,11 +324,15 @@ public final class FeedLoader implements AutoCloseable {
             prev,
             config.partitions(),
             checks,
-            offerReaders.get(),
+            reader,
             config.clock().millis(),
             sends,
             this::refuse);
-    diff.run();
+    try {
+      diff.run();
+    } finally {
+      reader.release(); // a publishing thread lives on: it must not pin the snapshot's bytes
+    }
     sends.flush();
     long diffed = System.nanoTime();
     deleteCount += diff.deletes();

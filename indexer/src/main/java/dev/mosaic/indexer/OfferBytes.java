@@ -104,6 +104,11 @@ final class OfferBytes {
     return this;
   }
 
+  /** Forgets the array last read, so that an idle cursor does not keep it reachable. */
+  void release() {
+    buffer = null;
+  }
+
   /** Adds a non-empty range of the hashed bytes: remembered while it is the only one. */
   private void hashPiece(int from, int count) {
     if (count <= 0) {

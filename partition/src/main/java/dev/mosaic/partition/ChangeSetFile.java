@@ -83,7 +83,8 @@ public record ChangeSetFile(long baseVersion, byte[] changes) {
   public static TreeSet<Long> versions(Path partitionDir) throws IOException {
     TreeSet<Long> versions = new TreeSet<>();
     String suffix = PartitionLayout.EXTENSION + SUFFIX;
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(partitionDir, "*" + suffix)) {
+    try (DirectoryStream<Path> files =
+        Files.newDirectoryStream(partitionDir, PartitionLayout.endingWith(suffix))) {
       for (Path f : files) {
         String name = f.getFileName().toString();
         PartitionLayout.parseVersion(name.substring(0, name.length() - SUFFIX.length()))

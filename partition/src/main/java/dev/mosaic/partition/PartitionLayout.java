@@ -83,7 +83,7 @@ public record PartitionLayout(Path root) {
   public TreeSet<Long> versions(int schemaVersion, int partition) throws IOException {
     TreeSet<Long> versions = new TreeSet<>();
     Path dir = partitionDir(schemaVersion, partition);
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + EXTENSION)) {
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, endingWith(EXTENSION))) {
       for (Path f : files) {
         parseVersion(f.getFileName().toString()).ifPresent(versions::add);
       }
@@ -91,6 +91,19 @@ public record PartitionLayout(Path root) {
       // no file yet
     }
     return versions;
+  }
+
+  /**
+   * The directory entries whose names end with {@code suffix}: what a glob {@code *suffix} selects,
+   * without compiling the glob into a regular expression on every listing (a rebuild lists its
+   * partition's directory; the compiled globs cost the indexer's delivery thread about a tenth of
+   * its time).
+   */
+  static DirectoryStream.Filter<Path> endingWith(String suffix) {
+    return entry -> {
+      Path name = entry.getFileName();
+      return name != null && name.toString().endsWith(suffix);
+    };
   }
 
   /**
