@@ -183,120 +183,95 @@ public final class SerializedOfferDocuments {
 
   /**
    * Adds one serialized {@link FieldValue}; returns its field's index, or -1 when the slow path
-   * must decide. {@code hint}: the field of the previous value (see {@link Names#find}).
+   * must decide. {@code hint}: the field of the previous value (see {@link Names#find}). The value
+   * is read as a number or a span of the message, not as an object, and added through the builder's
+   * typed methods.
    */
   private static int addValue(
       Names names, Document.Builder document, byte[] bytes, int start, int size, int hint) {
     WireCursor in = new WireCursor(bytes, start, start + size);
     int index = -1;
-    Field field = null;
-    Object value = null;
+    int valueCase = 0; // the oneof member's field number, 0 before one was read
+    long number = 0; // a varint member's value, or a double's bits
+    int at = 0; // a string or bytes member's span
+    int length = 0;
     while (!in.atEnd()) {
       long tag = in.varint();
-      int number = (int) (tag >>> 3);
-      int wireType = (int) tag & 7;
-      if (tag < 0 || tag > Integer.MAX_VALUE || number == 0) {
+      if (tag <= 0 || tag > Integer.MAX_VALUE || tag >>> 3 == 0) {
         return -1; // an invalid tag: the parser's error
       }
-      if (number == FieldValue.NAME_FIELD_NUMBER) {
-        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || field != null) {
+      int field = (int) (tag >>> 3);
+      int wireType = (int) tag & 7;
+      if (field == FieldValue.NAME_FIELD_NUMBER) {
+        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || index >= 0) {
           return -1;
         }
-        int length = in.length();
-        if (length < 0) {
+        int nameLength = in.length();
+        if (nameLength < 0) {
           return -1;
         }
-        index = names.find(bytes, in.skip(length), length, hint);
+        index = names.find(bytes, in.skip(nameLength), nameLength, hint);
         if (index < 0) {
           return -1; // unknown field (or invalid UTF-8): the slow path's error
         }
-        field = names.fields().get(index);
         continue;
       }
-      if (value != null) {
+      if (valueCase != 0) {
         return -1; // a second value: the last one wins, the parser knows which
       }
-      value = value(number, wireType, in, bytes);
-      if (value == null) {
-        return -1;
+      switch (field) {
+        case FieldValue.INT_VALUE_FIELD_NUMBER,
+            FieldValue.LONG_VALUE_FIELD_NUMBER,
+            FieldValue.BOOL_VALUE_FIELD_NUMBER,
+            FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
+            return -1;
+          }
+          number = in.varint();
+        }
+        case FieldValue.DOUBLE_VALUE_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_FIXED64 || in.remaining() < Long.BYTES) {
+            return -1;
+          }
+          number = in.fixed64();
+        }
+        case FieldValue.STRING_VALUE_FIELD_NUMBER, FieldValue.BYTES_VALUE_FIELD_NUMBER -> {
+          if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+            return -1;
+          }
+          length = in.length();
+          if (length < 0) {
+            return -1;
+          }
+          at = in.skip(length);
+          // a string is not decoded: the document takes its UTF-8 bytes as they are
+          if (field == FieldValue.STRING_VALUE_FIELD_NUMBER
+              && !CanonicalMessage.validUtf8(bytes, at, length)) {
+            return -1;
+          }
+        }
+        default -> {
+          return -1; // a member this path does not read
+        }
       }
+      valueCase = field;
     }
-    if (field == null || value == null || kind(value) != OfferDocuments.kindOf(field.type())) {
+    if (index < 0
+        || valueCase == 0
+        || valueCase != OfferDocuments.kindOf(names.fields().get(index).type()).getNumber()) {
       return -1;
     }
-    switch (value) {
-      case Utf8Span u -> document.addUtf8(index, bytes, u.at(), u.length());
-      case TimestampMillis t -> document.add(index, t.millis());
-      default -> document.add(index, value);
+    switch (valueCase) {
+      case FieldValue.INT_VALUE_FIELD_NUMBER -> document.addInt(index, (int) number);
+      case FieldValue.LONG_VALUE_FIELD_NUMBER, FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER ->
+          document.addLong(index, number);
+      case FieldValue.BOOL_VALUE_FIELD_NUMBER -> document.addBoolean(index, number != 0);
+      case FieldValue.DOUBLE_VALUE_FIELD_NUMBER ->
+          document.addDouble(index, Double.longBitsToDouble(number));
+      case FieldValue.STRING_VALUE_FIELD_NUMBER -> document.addUtf8(index, bytes, at, length);
+      default -> document.add(index, Arrays.copyOfRange(bytes, at, at + length));
     }
     return index;
-  }
-
-  /**
-   * The Java value of one oneof member, or null for a member this path does not read (or bytes it
-   * does not read exactly as the parser would: the slow path decides).
-   */
-  private static Object value(int number, int wireType, WireCursor in, byte[] bytes) {
-    switch (number) {
-      case FieldValue.INT_VALUE_FIELD_NUMBER,
-          FieldValue.LONG_VALUE_FIELD_NUMBER,
-          FieldValue.BOOL_VALUE_FIELD_NUMBER,
-          FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER -> {
-        if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
-          return null;
-        }
-        long v = in.varint();
-        return switch (number) {
-          case FieldValue.INT_VALUE_FIELD_NUMBER -> (int) v;
-          case FieldValue.BOOL_VALUE_FIELD_NUMBER -> v != 0;
-          case FieldValue.LONG_VALUE_FIELD_NUMBER -> v;
-          default -> new TimestampMillis(v);
-        };
-      }
-      case FieldValue.DOUBLE_VALUE_FIELD_NUMBER -> {
-        if (wireType != WireFormat.WIRETYPE_FIXED64 || in.remaining() < Long.BYTES) {
-          return null;
-        }
-        return Double.longBitsToDouble(in.fixed64());
-      }
-      case FieldValue.STRING_VALUE_FIELD_NUMBER, FieldValue.BYTES_VALUE_FIELD_NUMBER -> {
-        if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-          return null;
-        }
-        int length = in.length();
-        if (length < 0) {
-          return null;
-        }
-        int at = in.skip(length);
-        if (number == FieldValue.BYTES_VALUE_FIELD_NUMBER) {
-          return Arrays.copyOfRange(bytes, at, at + length);
-        }
-        // not decoded: the document takes a string value's UTF-8 bytes as they are
-        return CanonicalMessage.validUtf8(bytes, at, length) ? new Utf8Span(at, length) : null;
-      }
-      default -> {
-        return null;
-      }
-    }
-  }
-
-  /** A TIMESTAMP value until its kind is checked (a LONG and a TIMESTAMP are both longs). */
-  private record TimestampMillis(long millis) {}
-
-  /** A STRING value: where its valid UTF-8 bytes lie in the message. */
-  private record Utf8Span(int at, int length) {}
-
-  private static FieldValue.ValueCase kind(Object value) {
-    return switch (value) {
-      case Integer i -> FieldValue.ValueCase.INT_VALUE;
-      case Long l -> FieldValue.ValueCase.LONG_VALUE;
-      case Double d -> FieldValue.ValueCase.DOUBLE_VALUE;
-      case Boolean b -> FieldValue.ValueCase.BOOL_VALUE;
-      case Utf8Span s -> FieldValue.ValueCase.STRING_VALUE;
-      case TimestampMillis t -> FieldValue.ValueCase.TIMESTAMP_MILLIS;
-      case byte[] b -> FieldValue.ValueCase.BYTES_VALUE;
-      default -> FieldValue.ValueCase.VALUE_NOT_SET;
-    };
   }
 
   /**

@@ -182,6 +182,65 @@ class SerializedOfferDocumentsTest {
     }
   }
 
+  /**
+   * Field values of every type (and now and then of another type than the field's), in offers
+   * without a payload, whole or with a byte damaged: the reference document or error.
+   */
+  @Test
+  void valuesOfEveryTypeWholeOrDamagedGiveTheReference() {
+    dev.mosaic.format.FieldType[] types = dev.mosaic.format.FieldType.values();
+    Schema.Builder builder = Schema.builder();
+    for (dev.mosaic.format.FieldType type : types) {
+      builder.field(
+          type.name().toLowerCase(java.util.Locale.ROOT),
+          type,
+          dev.mosaic.format.FieldRole.FILTERABLE);
+    }
+    Schema schema = builder.build();
+    Random random = new Random(SEED + 7);
+    int documents = 0;
+    for (int trial = 0; trial < 10_000; trial++) {
+      Offer.Builder offer =
+          Offer.newBuilder().setPartnerId("p").setOfferId("o" + trial).setDedupKey("k");
+      for (int n = random.nextInt(8); n > 0; n--) {
+        dev.mosaic.format.FieldType field = types[random.nextInt(types.length)];
+        dev.mosaic.format.FieldType kind =
+            random.nextInt(10) == 0 ? types[random.nextInt(types.length)] : field;
+        offer.addFields(
+            OfferDocuments.fieldValue(
+                field.name().toLowerCase(java.util.Locale.ROOT), kind, valueOf(kind, random)));
+      }
+      byte[] bytes = offer.build().toByteArray();
+      if (trial % 2 == 1) {
+        bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+      }
+      String expected = reference(schema, bytes);
+      assertThat(fast(schema, bytes)).as("offer %d", trial).isEqualTo(expected);
+      documents += expected.contains("Exception") ? 0 : 1;
+    }
+    assertThat(documents).isGreaterThan(5_000);
+  }
+
+  private static Object valueOf(dev.mosaic.format.FieldType type, Random random) {
+    return switch (type) {
+      case INT -> random.nextBoolean() ? random.nextInt() : random.nextInt(3) - 1;
+      case LONG, TIMESTAMP -> random.nextBoolean() ? random.nextLong() : (long) random.nextInt(3);
+      case DOUBLE ->
+          switch (random.nextInt(4)) {
+            case 0 -> -0.0;
+            case 1 -> Double.NaN;
+            default -> random.nextGaussian() * 1e9;
+          };
+      case BOOLEAN -> random.nextBoolean();
+      case STRING -> random.nextBoolean() ? "Москва-" + random.nextInt(9) : "s" + random.nextInt();
+      case BYTES -> {
+        byte[] b = new byte[random.nextInt(5)];
+        random.nextBytes(b);
+        yield b;
+      }
+    };
+  }
+
   @FunctionalInterface
   private interface Writes {
     void to(CodedOutputStream out) throws IOException;

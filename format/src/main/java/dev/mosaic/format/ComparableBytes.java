@@ -16,13 +16,13 @@ final class ComparableBytes {
         if (!(value instanceof Integer i)) {
           throw wrongType(type, value);
         }
-        yield intBytes(i ^ Integer.MIN_VALUE);
+        yield ofInt(i);
       }
       case LONG -> {
         if (value instanceof Long l) {
-          yield longBytes(l ^ Long.MIN_VALUE);
+          yield ofLong(l);
         } else if (value instanceof Integer i) {
-          yield longBytes(i.longValue() ^ Long.MIN_VALUE);
+          yield ofLong(i.longValue());
         }
         throw wrongType(type, value);
       }
@@ -39,15 +39,13 @@ final class ComparableBytes {
         } else {
           throw wrongType(type, value);
         }
-        long bits = Double.doubleToLongBits(d);
-        bits = bits < 0 ? ~bits : bits ^ Long.MIN_VALUE;
-        yield longBytes(bits);
+        yield ofDouble(d);
       }
       case BOOLEAN -> {
         if (!(value instanceof Boolean b)) {
           throw wrongType(type, value);
         }
-        yield new byte[] {(byte) (b ? 1 : 0)};
+        yield ofBoolean(b);
       }
       case STRING -> {
         if (!(value instanceof String s)) {
@@ -64,7 +62,7 @@ final class ComparableBytes {
         } else {
           throw wrongType(type, value);
         }
-        yield longBytes(millis ^ Long.MIN_VALUE);
+        yield ofLong(millis);
       }
       case BYTES -> {
         if (!(value instanceof byte[] b)) {
@@ -130,6 +128,27 @@ final class ComparableBytes {
       throw new IllegalArgumentException(
           type + " value must be " + len + " bytes, got " + b.length);
     }
+  }
+
+  /** An INT value's comparable bytes. */
+  static byte[] ofInt(int value) {
+    return intBytes(value ^ Integer.MIN_VALUE);
+  }
+
+  /** A LONG value's (or a TIMESTAMP's epoch milliseconds') comparable bytes. */
+  static byte[] ofLong(long value) {
+    return longBytes(value ^ Long.MIN_VALUE);
+  }
+
+  /** A DOUBLE value's comparable bytes. */
+  static byte[] ofDouble(double value) {
+    long bits = Double.doubleToLongBits(value);
+    return longBytes(bits < 0 ? ~bits : bits ^ Long.MIN_VALUE);
+  }
+
+  /** A BOOLEAN value's comparable bytes. */
+  static byte[] ofBoolean(boolean value) {
+    return new byte[] {(byte) (value ? 1 : 0)};
   }
 
   private static byte[] intBytes(int v) {

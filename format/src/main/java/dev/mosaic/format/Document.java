@@ -175,6 +175,66 @@ public final class Document {
       return addEncoded(index, f, Arrays.copyOfRange(utf8, offset, offset + length));
     }
 
+    /**
+     * Adds an INT value, as {@link #add(int, Object)} with an {@code Integer} (without boxing: for
+     * mappers reading serialized messages).
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index
+     * @throws IllegalArgumentException when the field is not an INT field, or as {@link #add(int,
+     *     Object)}
+     */
+    public Builder addInt(int field, int value) {
+      Field f = typed(field, "an INT", FieldType.INT, FieldType.INT);
+      return addEncoded(field, f, ComparableBytes.ofInt(value));
+    }
+
+    /**
+     * Adds a LONG value, or a TIMESTAMP's epoch milliseconds, as {@link #add(int, Object)} with a
+     * {@code Long} (without boxing).
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index
+     * @throws IllegalArgumentException when the field is neither a LONG nor a TIMESTAMP field, or
+     *     as {@link #add(int, Object)}
+     */
+    public Builder addLong(int field, long value) {
+      Field f = typed(field, "a LONG", FieldType.LONG, FieldType.TIMESTAMP);
+      return addEncoded(field, f, ComparableBytes.ofLong(value));
+    }
+
+    /**
+     * Adds a DOUBLE value, as {@link #add(int, Object)} with a {@code Double} (without boxing).
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index
+     * @throws IllegalArgumentException when the field is not a DOUBLE field, or as {@link #add(int,
+     *     Object)}
+     */
+    public Builder addDouble(int field, double value) {
+      Field f = typed(field, "a DOUBLE", FieldType.DOUBLE, FieldType.DOUBLE);
+      return addEncoded(field, f, ComparableBytes.ofDouble(value));
+    }
+
+    /**
+     * Adds a BOOLEAN value, as {@link #add(int, Object)} with a {@code Boolean} (without boxing).
+     *
+     * @throws IndexOutOfBoundsException when the schema has no such field index
+     * @throws IllegalArgumentException when the field is not a BOOLEAN field, or as {@link
+     *     #add(int, Object)}
+     */
+    public Builder addBoolean(int field, boolean value) {
+      Field f = typed(field, "a BOOLEAN", FieldType.BOOLEAN, FieldType.BOOLEAN);
+      return addEncoded(field, f, ComparableBytes.ofBoolean(value));
+    }
+
+    /** The field at that index when its type is one of the two, else the error naming both. */
+    private Field typed(int field, String given, FieldType one, FieldType other) {
+      Field f = fields.get(java.util.Objects.checkIndex(field, fields.size()));
+      if (f.type() != one && f.type() != other) {
+        throw new IllegalArgumentException(
+            "field '" + f.name() + "': expected a " + f.type() + " value but got " + given);
+      }
+      return f;
+    }
+
     private Builder addEncoded(int index, Field f, byte[] bytes) {
       if (first[index] == null) {
         first[index] = bytes;

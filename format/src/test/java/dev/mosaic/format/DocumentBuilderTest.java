@@ -133,4 +133,65 @@ class DocumentBuilderTest {
             () -> Document.builder(SCHEMA).addUtf8(SCHEMA.fieldIndex("tags"), bytes, 2, 3))
         .isInstanceOf(IndexOutOfBoundsException.class);
   }
+
+  @Test
+  void typedValuesGiveTheDocumentsOfTheirBoxedValuesAndOtherFieldsRefuseThem() {
+    Schema schema =
+        Schema.builder()
+            .field("i", FieldType.INT, FieldRole.FILTERABLE)
+            .field("l", FieldType.LONG, FieldRole.FILTERABLE)
+            .field("t", FieldType.TIMESTAMP, FieldRole.FILTERABLE)
+            .field("d", FieldType.DOUBLE, FieldRole.FILTERABLE)
+            .field("b", FieldType.BOOLEAN, FieldRole.FILTERABLE)
+            .build();
+    Random random = new Random(SEED + 2);
+    for (int trial = 0; trial < 2_000; trial++) {
+      int i = random.nextInt(4) == 0 ? Integer.MIN_VALUE : random.nextInt();
+      long l = random.nextBoolean() ? random.nextLong() : random.nextInt(100) - 50;
+      long t = random.nextLong();
+      double d =
+          switch (random.nextInt(4)) {
+            case 0 -> -0.0;
+            case 1 -> Double.NEGATIVE_INFINITY;
+            default -> random.nextGaussian() * 1e6;
+          };
+      boolean b = random.nextBoolean();
+      Document typed =
+          Document.builder(schema)
+              .addInt(0, i)
+              .addLong(1, l)
+              .addLong(2, t)
+              .addDouble(3, d)
+              .addBoolean(4, b)
+              .build();
+      Document boxed =
+          Document.builder(schema)
+              .add(0, i)
+              .add(1, l)
+              .add(2, java.time.Instant.ofEpochMilli(t))
+              .add(3, d)
+              .add(4, b)
+              .build();
+      for (int f = 0; f < 5; f++) {
+        assertThat(typed.value(f, 0))
+            .as("trial %d field %d", trial, f)
+            .isEqualTo(boxed.value(f, 0));
+      }
+    }
+    assertThatThrownBy(() -> Document.builder(schema).addInt(1, 5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'l'")
+        .hasMessageContaining("expected a LONG value but got an INT");
+    assertThatThrownBy(() -> Document.builder(schema).addLong(0, 5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'i'");
+    assertThatThrownBy(() -> Document.builder(schema).addDouble(4, 1.0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'b'");
+    assertThatThrownBy(() -> Document.builder(schema).addBoolean(3, true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("field 'd'");
+    assertThatThrownBy(() -> Document.builder(schema).addInt(5, 1))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
 }
