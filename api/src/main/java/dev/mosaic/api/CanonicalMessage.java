@@ -30,9 +30,10 @@ final class CanonicalMessage {
   /** The high bit of each of a long's eight bytes: set in no ASCII byte. */
   private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
 
-  private final FieldDescriptor[] byNumber;
-
-  /** By field number: its type and whether it is repeated (read once, not per value). */
+  /**
+   * By field number: its type (null for a number the message does not declare) and whether it is
+   * repeated, read from the descriptor once, not per value.
+   */
   private final FieldDescriptor.Type[] types;
 
   private final boolean[] repeated;
@@ -47,12 +48,10 @@ final class CanonicalMessage {
       ok &= supported(f);
     }
     this.supported = ok && max <= 1024;
-    this.byNumber = new FieldDescriptor[supported ? max + 1 : 0];
-    this.types = new FieldDescriptor.Type[byNumber.length];
-    this.repeated = new boolean[byNumber.length];
+    this.types = new FieldDescriptor.Type[supported ? max + 1 : 0];
+    this.repeated = new boolean[types.length];
     if (supported) {
       for (FieldDescriptor f : type.getFields()) {
-        byNumber[f.getNumber()] = f;
         types[f.getNumber()] = f.getType();
         repeated[f.getNumber()] = f.isRepeated();
       }
@@ -92,12 +91,12 @@ final class CanonicalMessage {
         return false;
       }
       int number = (int) (tag >>> 3);
-      FieldDescriptor f = number < byNumber.length ? byNumber[number] : null;
-      if (f == null || number < last || (number == last && !repeated[number])) {
+      FieldDescriptor.Type type = number < types.length ? types[number] : null;
+      if (type == null || number < last || (number == last && !repeated[number])) {
         return false;
       }
       last = number;
-      if (!canonicalValue(types[number], repeated[number], (int) tag & 7, in, bytes)) {
+      if (!canonicalValue(type, repeated[number], (int) tag & 7, in, bytes)) {
         return false;
       }
     }

@@ -103,7 +103,7 @@ public final class Document {
     private byte[] payload = new byte[0];
 
     /** Values added so far, over every field. */
-    private int valueCount;
+    private int addedValues;
 
     @SuppressWarnings("unchecked")
     private Builder(Schema schema) {
@@ -136,7 +136,7 @@ public final class Document {
      * @throws IllegalArgumentException as {@link #add(String, Object)}
      */
     public Builder add(int field, Object value) {
-      int index = java.util.Objects.checkIndex(field, fields.size());
+      int index = Objects.checkIndex(field, fields.size());
       Field f = fields.get(index);
       byte[] bytes;
       try {
@@ -161,7 +161,7 @@ public final class Document {
      *     Object)}
      */
     public Builder addUtf8(int field, byte[] utf8, int offset, int length) {
-      int index = java.util.Objects.checkIndex(field, fields.size());
+      int index = Objects.checkIndex(field, fields.size());
       Field f = fields.get(index);
       if (f.type() != FieldType.STRING) {
         throw new IllegalArgumentException(
@@ -171,7 +171,7 @@ public final class Document {
                 + f.type()
                 + " value but got the UTF-8 bytes of a STRING");
       }
-      java.util.Objects.checkFromIndexSize(offset, length, utf8.length);
+      Objects.checkFromIndexSize(offset, length, utf8.length);
       return addEncoded(index, f, Arrays.copyOfRange(utf8, offset, offset + length));
     }
 
@@ -227,7 +227,7 @@ public final class Document {
 
     /** The field at that index when its type is one of the two, else the error naming both. */
     private Field typed(int field, String given, FieldType one, FieldType other) {
-      Field f = fields.get(java.util.Objects.checkIndex(field, fields.size()));
+      Field f = fields.get(Objects.checkIndex(field, fields.size()));
       if (f.type() != one && f.type() != other) {
         throw new IllegalArgumentException(
             "field '" + f.name() + "': expected a " + f.type() + " value but got " + given);
@@ -238,7 +238,7 @@ public final class Document {
     private Builder addEncoded(int index, Field f, byte[] bytes) {
       if (first[index] == null) {
         first[index] = bytes;
-        valueCount++;
+        addedValues++;
         return this;
       }
       if (f.role().isSortable()) {
@@ -254,7 +254,7 @@ public final class Document {
         more[index].add(first[index]);
       }
       more[index].add(bytes);
-      valueCount++;
+      addedValues++;
       return this;
     }
 
@@ -307,7 +307,7 @@ public final class Document {
      * @throws IllegalArgumentException if a SORTABLE or FULL field has no value
      */
     public Document build() {
-      byte[][] values = new byte[valueCount][];
+      byte[][] values = new byte[addedValues][];
       int[] start = new int[fields.size() + 1];
       int at = 0;
       for (int i = 0; i < first.length; i++) {
