@@ -7,6 +7,7 @@ import dev.mosaic.api.feed.CarOffer;
 import dev.mosaic.api.feed.FieldValue;
 import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.feed.RealtyOffer;
+import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.Schema;
@@ -98,27 +99,78 @@ public final class SerializedOfferDocuments {
    */
   public static Document toDocument(Schema schema, byte[] bytes, int offset, int length)
       throws InvalidProtocolBufferException {
-    Document fast = null;
+    Document.Builder document = Document.builder(schema);
+    if (mapped(document, bytes, offset, length)) {
+      try {
+        return document.build();
+      } catch (IllegalArgumentException e) {
+        // a field without a value it needs: the slow path names it
+      }
+    }
+    return slow(schema, bytes, offset, length);
+  }
+
+  /** {@link #addTo(DatabaseUpdate, Document.Builder, byte[], int, int)} of the whole array. */
+  public static void addTo(DatabaseUpdate update, Document.Builder scratch, byte[] offer)
+      throws InvalidProtocolBufferException {
+    addTo(update, scratch, offer, 0, offer.length);
+  }
+
+  /**
+   * Adds the document of the offer serialized in {@code bytes[offset, offset + length)} to {@code
+   * update}, as {@code update.add(toDocument(schema, bytes, offset, length))} does, but without a
+   * {@link Document} when the fast path covers the offer: its values go through {@code scratch}
+   * straight into the update ({@link DatabaseUpdate#add(Document.Builder)}). For bulk builds:
+   * {@code scratch} is a builder of the update's schema, reused from offer to offer (cleared here).
+   *
+   * @throws InvalidProtocolBufferException when the bytes are not an offer (nothing is added)
+   * @throws IllegalArgumentException when the offer does not fit the schema (nothing is added), or
+   *     the update is for another schema, with {@link #toDocument}'s messages
+   */
+  public static void addTo(
+      DatabaseUpdate update, Document.Builder scratch, byte[] bytes, int offset, int length)
+      throws InvalidProtocolBufferException {
+    scratch.clear();
     try {
-      fast = fast(schema, bytes, offset, length);
+      if (mapped(scratch, bytes, offset, length)) {
+        try {
+          update.add(scratch);
+          return;
+        } catch (IllegalArgumentException e) {
+          // nothing was added: the slow path's document meets the same refusal, with its message
+        }
+      }
+    } finally {
+      scratch.clear();
+    }
+    update.add(slow(scratch.schema(), bytes, offset, length));
+  }
+
+  /** Whether the fast path mapped the offer into {@code document}; else the slow path decides. */
+  private static boolean mapped(Document.Builder document, byte[] bytes, int offset, int length) {
+    try {
+      return fast(document, bytes, offset, length);
     } catch (IOException | RuntimeException e) {
-      // not covered exactly: the slow path decides, and names the error
+      return false; // not covered exactly: the slow path decides, and names the error
     }
-    if (fast != null) {
-      return fast;
-    }
+  }
+
+  private static Document slow(Schema schema, byte[] bytes, int offset, int length)
+      throws InvalidProtocolBufferException {
     return OfferDocuments.toDocument(schema, Offer.parser().parseFrom(bytes, offset, length));
   }
 
-  /** The document, or null when the slow path must decide. */
-  private static Document fast(Schema schema, byte[] bytes, int offset, int length)
+  /**
+   * Maps the offer into {@code document} (an empty builder); false when the slow path must decide.
+   */
+  private static boolean fast(Document.Builder document, byte[] bytes, int offset, int length)
       throws IOException {
+    Schema schema = document.schema();
     Names n = names;
     if (n == null || n.schema() != schema) {
       n = Names.of(schema);
       names = n;
     }
-    Document.Builder document = Document.builder(schema);
     CodedInputStream in = CodedInputStream.newInstance(bytes, offset, length);
     int lastField = -1; // the field index of the last value added
     int payloadField = 0;
@@ -136,30 +188,30 @@ public final class SerializedOfferDocuments {
             Offer.OFFER_ID_FIELD_NUMBER,
             Offer.DEDUP_KEY_FIELD_NUMBER -> {
           if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-            return null;
+            return false;
           }
           int size = in.readRawVarint32();
           int start = offset + in.getTotalBytesRead();
           in.skipRawBytes(size);
           if (!CanonicalMessage.validUtf8(bytes, start, size)) {
-            return null;
+            return false;
           }
         }
         case Offer.FIELDS_FIELD_NUMBER -> {
           if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
-            return null;
+            return false;
           }
           int size = in.readRawVarint32();
           int start = offset + in.getTotalBytesRead();
           in.skipRawBytes(size);
           lastField = addValue(n, document, bytes, start, size, lastField);
           if (lastField < 0) {
-            return null;
+            return false;
           }
         }
         case Offer.CAR_FIELD_NUMBER, Offer.REALTY_FIELD_NUMBER, Offer.OTHER_FIELD_NUMBER -> {
           if (wireType != WireFormat.WIRETYPE_LENGTH_DELIMITED || payloadField != 0) {
-            return null; // a second payload merges or replaces: the parser knows how
+            return false; // a second payload merges or replaces: the parser knows how
           }
           payloadField = number;
           payloadLength = in.readRawVarint32();
@@ -168,17 +220,14 @@ public final class SerializedOfferDocuments {
         }
         case Offer.OBSERVED_AT_MILLIS_FIELD_NUMBER -> {
           if (wireType != WireFormat.WIRETYPE_VARINT) {
-            return null;
+            return false;
           }
           in.readRawVarint64();
         }
         default -> in.skipField(tag); // unknown fields do not change the document
       }
     }
-    if (!payload(schema, document, payloadField, bytes, payloadStart, payloadLength)) {
-      return null;
-    }
-    return document.build();
+    return payload(schema, document, payloadField, bytes, payloadStart, payloadLength);
   }
 
   /**

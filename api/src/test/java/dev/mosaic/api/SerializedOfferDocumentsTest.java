@@ -13,14 +13,18 @@ import dev.mosaic.api.feed.Offer;
 import dev.mosaic.api.realty.RealtyOfferGenerator;
 import dev.mosaic.api.realty.RealtyOffers;
 import dev.mosaic.api.realty.RealtySchema;
+import dev.mosaic.format.DatabaseUpdate;
 import dev.mosaic.format.Document;
 import dev.mosaic.format.Schema;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The wire-format mapping gives what parsing and {@link OfferDocuments} give, document for document
@@ -28,6 +32,8 @@ import org.junit.jupiter.api.Test;
  */
 class SerializedOfferDocumentsTest {
   private static final long SEED = 0x5e71a1_1a7edL;
+
+  @TempDir Path dir;
 
   /** The reference: parse, then map; the outcome as a comparable string. */
   private static String reference(Schema schema, byte[] bytes) {
@@ -46,6 +52,54 @@ class SerializedOfferDocumentsTest {
     }
   }
 
+  /**
+   * Maps each offer both ways a build can: {@link SerializedOfferDocuments#toDocument} (its
+   * document added to one update) and {@link SerializedOfferDocuments#addTo} through one reused
+   * builder (into another update). The two must refuse the same offers with the same error, and
+   * write the same file.
+   */
+  private final class BothWays {
+    private final Schema schema;
+    private final DatabaseUpdate viaDocuments;
+    private final DatabaseUpdate viaBuilder;
+    private final Document.Builder scratch;
+    private int documents;
+
+    BothWays(Schema schema) {
+      this.schema = schema;
+      this.viaDocuments = DatabaseUpdate.fresh(schema).fsync(false);
+      this.viaBuilder = DatabaseUpdate.fresh(schema).fsync(false);
+      this.scratch = Document.builder(schema);
+    }
+
+    /** The offer's document or error, as {@link #fast}. */
+    String map(byte[] bytes) {
+      String outcome;
+      try {
+        Document d = SerializedOfferDocuments.toDocument(schema, bytes);
+        viaDocuments.add(d);
+        documents++;
+        outcome = describe(d);
+      } catch (Exception e) {
+        outcome = e.getClass().getSimpleName() + ": " + e.getMessage();
+      }
+      try {
+        SerializedOfferDocuments.addTo(viaBuilder, scratch, bytes);
+        assertThat(outcome).as("added through the builder").doesNotContain("Exception");
+      } catch (Exception e) {
+        assertThat(e.getClass().getSimpleName() + ": " + e.getMessage()).isEqualTo(outcome);
+      }
+      return outcome;
+    }
+
+    void assertSameFiles() throws IOException {
+      DatabaseUpdate.Summary a = viaDocuments.writeTo(dir.resolve("documents.mosaic"));
+      DatabaseUpdate.Summary b = viaBuilder.writeTo(dir.resolve("builder.mosaic"));
+      assertThat(b.documents()).isEqualTo(a.documents()).isEqualTo(documents);
+      assertThat(Files.readAllBytes(b.output())).isEqualTo(Files.readAllBytes(a.output()));
+    }
+  }
+
   private static String describe(Document d) {
     StringBuilder s = new StringBuilder();
     for (int f = 0; f < d.schema().fields().size(); f++) {
@@ -59,26 +113,34 @@ class SerializedOfferDocumentsTest {
   }
 
   @Test
-  void generatedCarAndRealtyOffersMapToTheReferenceDocumentsWithTheirPayloadBytesAsTheyCame() {
+  void generatedCarAndRealtyOffersMapToTheReferenceDocumentsWithTheirPayloadBytesAsTheyCame()
+      throws IOException {
+    BothWays carsBothWays = new BothWays(CarsSchema.SCHEMA);
     CarOfferGenerator cars = CarOfferGenerator.builder().seed(SEED).build();
     for (int i = 0; i < 2_000; i++) {
       CarOffer car = cars.next();
       byte[] bytes = CarOffers.toOffer(car, 1_700_000_000_000L + i).toByteArray();
       String expected = reference(CarsSchema.SCHEMA, bytes);
       assertThat(expected).startsWith("region=");
-      assertThat(fast(CarsSchema.SCHEMA, bytes)).isEqualTo(expected);
+      assertThat(carsBothWays.map(bytes)).isEqualTo(expected);
     }
+    carsBothWays.assertSameFiles();
+    BothWays homesBothWays = new BothWays(RealtySchema.SCHEMA);
     RealtyOfferGenerator homes = RealtyOfferGenerator.seeded(SEED);
     for (int i = 0; i < 2_000; i++) {
       byte[] bytes = RealtyOffers.toOffer(homes.next(), 5L).toByteArray();
       String expected = reference(RealtySchema.SCHEMA, bytes);
       assertThat(expected).doesNotContain("Exception");
-      assertThat(fast(RealtySchema.SCHEMA, bytes)).isEqualTo(expected);
+      assertThat(homesBothWays.map(bytes)).isEqualTo(expected);
     }
+    Files.delete(dir.resolve("documents.mosaic"));
+    Files.delete(dir.resolve("builder.mosaic"));
+    homesBothWays.assertSameFiles();
   }
 
   @Test
-  void damagedOffersGiveTheReferenceDocumentOrTheReferenceError() {
+  void damagedOffersGiveTheReferenceDocumentOrTheReferenceError() throws IOException {
+    BothWays bothWays = new BothWays(CarsSchema.SCHEMA);
     Random random = new Random(SEED);
     CarOfferGenerator cars = CarOfferGenerator.builder().seed(SEED + 1).build();
     int errors = 0;
@@ -95,7 +157,7 @@ class SerializedOfferDocumentsTest {
         }
       }
       String expected = reference(CarsSchema.SCHEMA, bytes);
-      assertThat(fast(CarsSchema.SCHEMA, bytes)).as("offer %d", i).isEqualTo(expected);
+      assertThat(bothWays.map(bytes)).as("offer %d", i).isEqualTo(expected);
       if (expected.contains("Exception")) {
         errors++;
       } else {
@@ -104,6 +166,7 @@ class SerializedOfferDocumentsTest {
     }
     assertThat(errors).isGreaterThan(1_000);
     assertThat(documents).isGreaterThan(1_000);
+    bothWays.assertSameFiles();
   }
 
   @Test
@@ -187,7 +250,7 @@ class SerializedOfferDocumentsTest {
    * without a payload, whole or with a byte damaged: the reference document or error.
    */
   @Test
-  void valuesOfEveryTypeWholeOrDamagedGiveTheReference() {
+  void valuesOfEveryTypeWholeOrDamagedGiveTheReference() throws IOException {
     dev.mosaic.format.FieldType[] types = dev.mosaic.format.FieldType.values();
     Schema.Builder builder = Schema.builder();
     for (dev.mosaic.format.FieldType type : types) {
@@ -197,6 +260,7 @@ class SerializedOfferDocumentsTest {
           dev.mosaic.format.FieldRole.FILTERABLE);
     }
     Schema schema = builder.build();
+    BothWays bothWays = new BothWays(schema);
     Random random = new Random(SEED + 7);
     int documents = 0;
     for (int trial = 0; trial < 10_000; trial++) {
@@ -215,10 +279,11 @@ class SerializedOfferDocumentsTest {
         bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
       }
       String expected = reference(schema, bytes);
-      assertThat(fast(schema, bytes)).as("offer %d", trial).isEqualTo(expected);
+      assertThat(bothWays.map(bytes)).as("offer %d", trial).isEqualTo(expected);
       documents += expected.contains("Exception") ? 0 : 1;
     }
     assertThat(documents).isGreaterThan(5_000);
+    bothWays.assertSameFiles();
   }
 
   private static Object valueOf(dev.mosaic.format.FieldType type, Random random) {

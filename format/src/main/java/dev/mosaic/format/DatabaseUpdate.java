@@ -1,12 +1,11 @@
 package dev.mosaic.format;
 
+import dev.mosaic.format.impl.DocumentColumns;
 import dev.mosaic.format.impl.PartitionUpdate;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -39,7 +38,7 @@ public final class DatabaseUpdate {
   private final Database base;
   private final int baseDocuments;
   private final BitSet kept;
-  private final List<Document> added = new ArrayList<>();
+  private final DocumentColumns added;
   private int[] order = new int[16];
   private int count;
   private int carriedOver;
@@ -51,6 +50,7 @@ public final class DatabaseUpdate {
     this.base = base;
     this.baseDocuments = base == null ? 0 : PartitionUpdate.documents(base);
     this.kept = new BitSet(baseDocuments);
+    this.added = new DocumentColumns(schema.fields().size());
   }
 
   /**
@@ -107,16 +107,37 @@ public final class DatabaseUpdate {
    */
   public DatabaseUpdate add(Document document) {
     Objects.requireNonNull(document, "document");
-    if (document.schema() != schema && !document.schema().equals(schema)) {
-      throw new IllegalArgumentException(
-          "document was built for another schema: "
-              + document.schema()
-              + ", the update's is "
-              + schema);
-    }
+    checkSchema(document.schema(), "document");
     append(PartitionUpdate.ADDED | added.size());
     added.add(document);
     return this;
+  }
+
+  /**
+   * Appends the document {@code builder} holds, as {@code add(builder.build())} does, without
+   * building a {@link Document}: its values go straight to the update's columns (for bulk loads
+   * that map many records, reusing one builder). The builder is not changed; {@link
+   * Document.Builder#clear() clear} it before it takes the next document. NOTE: the values and the
+   * payload are kept by reference, as a built document's are; the builder hands over arrays it
+   * never modifies.
+   *
+   * @throws IllegalArgumentException when the builder is for another schema, or as {@link
+   *     Document.Builder#build()} when a field lacks a value it needs (nothing is appended then)
+   */
+  public DatabaseUpdate add(Document.Builder builder) {
+    Objects.requireNonNull(builder, "builder");
+    checkSchema(builder.schema(), "builder");
+    builder.checkComplete();
+    append(PartitionUpdate.ADDED | added.size());
+    builder.appendTo(added);
+    return this;
+  }
+
+  private void checkSchema(Schema other, String what) {
+    if (other != schema && !other.equals(schema)) {
+      throw new IllegalArgumentException(
+          what + " was built for another schema: " + other + ", the update's is " + schema);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.mosaic.format;
 
+import dev.mosaic.format.impl.DocumentColumns;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,6 +14,8 @@ import java.util.Objects;
  * <p>Thread safety: immutable once built.
  */
 public final class Document {
+  private static final byte[] EMPTY = new byte[0];
+
   private final Schema schema;
 
   /** Every value, field by field: field {@code f}'s at {@code [start[f], start[f + 1])}. */
@@ -100,7 +103,7 @@ public final class Document {
     /** Per field index: all its values when it has more than one, else null. */
     private final List<byte[]>[] more;
 
-    private byte[] payload = new byte[0];
+    private byte[] payload = EMPTY;
 
     /** Values added so far, over every field. */
     private int addedValues;
@@ -307,27 +310,68 @@ public final class Document {
      * @throws IllegalArgumentException if a SORTABLE or FULL field has no value
      */
     public Document build() {
+      checkComplete();
       byte[][] values = new byte[addedValues][];
       int[] start = new int[fields.size() + 1];
       int at = 0;
       for (int i = 0; i < first.length; i++) {
         start[i] = at;
-        if (first[i] == null) {
-          Field f = fields.get(i);
-          if (f.role().isSortable()) {
-            throw new IllegalArgumentException(
-                "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
-          }
-        } else if (more[i] == null) {
-          values[at++] = first[i];
-        } else {
+        if (more[i] != null) {
           for (byte[] v : more[i]) {
             values[at++] = v;
           }
+        } else if (first[i] != null) {
+          values[at++] = first[i];
         }
       }
       start[first.length] = at;
       return new Document(schema, values, start, payload);
+    }
+
+    /**
+     * Empties the builder for the next document (no values, no payload), keeping what it allocated
+     * per field: documents built or added before are not affected.
+     */
+    public Builder clear() {
+      Arrays.fill(first, null);
+      Arrays.fill(more, null);
+      payload = EMPTY;
+      addedValues = 0;
+      return this;
+    }
+
+    /** The schema the values are checked against. */
+    public Schema schema() {
+      return schema;
+    }
+
+    /** Throws {@link #build()}'s error when a SORTABLE or FULL field has no value. */
+    void checkComplete() {
+      for (int i = 0; i < first.length; i++) {
+        if (first[i] == null && fields.get(i).role().isSortable()) {
+          Field f = fields.get(i);
+          throw new IllegalArgumentException(
+              "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
+        }
+      }
+    }
+
+    /**
+     * Appends the values and the payload to {@code columns} as one document, as {@link #build()}
+     * orders them (by reference: the builder never modifies an array it handed over). The caller
+     * checked {@link #checkComplete()}.
+     */
+    void appendTo(DocumentColumns columns) {
+      for (int i = 0; i < first.length; i++) {
+        if (more[i] != null) {
+          for (byte[] v : more[i]) {
+            columns.append(i, v);
+          }
+        } else if (first[i] != null) {
+          columns.append(i, first[i]);
+        }
+      }
+      columns.end(payload);
     }
   }
 }

@@ -100,11 +100,11 @@ class DatabaseUpdateTest {
           case MANY, REORDER, ALL_DELETED -> 0.5;
           case NONE -> 0;
         };
+    // added as documents or, one update in two, also through one reused builder
+    Document.Builder scratch = random.nextBoolean() ? Document.builder(schema) : null;
     for (int id : ids) {
       while (random.nextDouble() < addP) {
-        Document d = RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload);
-        update.add(d);
-        expected.add(d);
+        expected.add(add(update, scratch, schema, values, random, maxPayload));
         added++;
       }
       if (random.nextDouble() < keepP) {
@@ -115,9 +115,7 @@ class DatabaseUpdateTest {
     }
     int tail = change == Change.NONE ? 0 : random.nextInt(n == 0 ? 30 : 3);
     for (int i = 0; i < tail; i++) {
-      Document d = RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload);
-      update.add(d);
-      expected.add(d);
+      expected.add(add(update, scratch, schema, values, random, maxPayload));
       added++;
     }
 
@@ -152,6 +150,30 @@ class DatabaseUpdateTest {
           random);
     }
     base.close();
+  }
+
+  /**
+   * Adds a random document to the update: built and added, or (with a scratch builder, two times in
+   * three) filled into the builder and added from it, which is then cleared for the next one.
+   * Returns the document the update holds.
+   */
+  private static Document add(
+      DatabaseUpdate update,
+      Document.Builder scratch,
+      Schema schema,
+      RandomizedDatabaseTest.Values values,
+      Random random,
+      int maxPayload) {
+    if (scratch == null || random.nextInt(3) == 0) {
+      Document d = RandomizedDatabaseTest.randomDocument(schema, values, random, maxPayload);
+      update.add(d);
+      return d;
+    }
+    RandomizedDatabaseTest.fill(scratch, values, random, maxPayload);
+    Document d = scratch.build();
+    update.add(scratch);
+    scratch.clear();
+    return d;
   }
 
   /** The first segment whose bytes differ, for failure messages. */
@@ -587,16 +609,42 @@ class DatabaseUpdateTest {
   }
 
   @Test
-  void aDocumentOfAnotherSchemaIsRefused() throws Exception {
+  void aDocumentOrABuilderOfAnotherSchemaIsRefused() throws Exception {
     Schema other =
         Schema.builder()
             .field("name", FieldType.STRING, FieldRole.FULL)
             .field("n", FieldType.LONG, FieldRole.SORTABLE)
             .build();
     try (Database base = base(2)) {
-      assertThatThrownBy(() -> DatabaseUpdate.on(base).add(doc(other, 1)))
+      DatabaseUpdate update = DatabaseUpdate.on(base);
+      assertThatThrownBy(() -> update.add(doc(other, 1)))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("document was built for another schema");
+      Document.Builder builder = Document.builder(other).add("name", "x").add("n", 1L);
+      assertThatThrownBy(() -> update.add(builder))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("builder was built for another schema");
+    }
+  }
+
+  @Test
+  void aBuilderMissingAValueItNeedsIsRefusedAndNothingIsAdded() throws Exception {
+    try (Database base = base(3)) {
+      DatabaseUpdate update = DatabaseUpdate.on(base).keep(0);
+      Document.Builder builder = Document.builder(SCHEMA).add("name", "no n");
+      assertThatThrownBy(() -> update.add(builder))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("field 'n' is SORTABLE and needs a value in every document");
+      // the builder completed and reused: one document added, the refused one left no trace
+      update.add(builder.add("n", 7)).keep(2);
+      builder.clear().add("name", "v8").add("n", 8).payload(new byte[] {8});
+      update.add(builder);
+      Path out = dir.resolve("out.mosaic");
+      DatabaseUpdate.Summary summary = update.writeTo(out);
+      assertThat(summary.added()).isEqualTo(2);
+      Document seven = Document.builder(SCHEMA).add("name", "no n").add("n", 7).build();
+      assertIdentical(
+          out, base, SCHEMA, List.of(doc(SCHEMA, 0), seven, doc(SCHEMA, 2), doc(SCHEMA, 8)));
     }
   }
 

@@ -11,6 +11,7 @@ import dev.mosaic.format.query.Stats;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -301,7 +302,20 @@ class RandomizedDatabaseTest {
   /** A random document whose payload (if any) is shorter than {@code maxPayload} bytes. */
   static Document randomDocument(Schema schema, Values values, Random random, int maxPayload) {
     Document.Builder b = Document.builder(schema);
-    for (Field f : schema.fields()) {
+    fill(b, values, random, maxPayload);
+    return b.build();
+  }
+
+  /**
+   * Adds a random document's values and payload to an empty builder: its fields in schema order, or
+   * one time in four in a random order (mappers add values as their records list them).
+   */
+  static void fill(Document.Builder b, Values values, Random random, int maxPayload) {
+    List<Field> fields = new ArrayList<>(b.schema().fields());
+    if (random.nextInt(4) == 0) {
+      Collections.shuffle(fields, random);
+    }
+    for (Field f : fields) {
       if (f.role().isSortable()) {
         b.add(f.name(), values.next(f.type()));
       } else {
@@ -323,7 +337,6 @@ class RandomizedDatabaseTest {
       }
       b.payload(payload);
     }
-    return b.build();
   }
 
   static Query randomQuery(Schema schema, Values values, Random random) {

@@ -83,6 +83,7 @@ final class PartitionBuild {
     }
     ChangeSet.Recorder changes =
         base == null || plan.base() == null ? null : ChangeSet.recorder(base);
+    Document.Builder scratch = changes == null ? Document.builder(schema) : null;
     long[] keys = plan.keys();
     long[] changed = plan.changedKeys();
     int capacity = keys.length + changed.length;
@@ -123,9 +124,12 @@ final class PartitionBuild {
       }
       int at = -1;
       try {
-        Document document = SerializedOfferDocuments.toDocument(schema, value);
-        update.add(document);
-        if (changes != null) {
+        if (changes == null) {
+          // no change set to record: the values go straight into the update's columns
+          SerializedOfferDocuments.addTo(update, scratch, value);
+        } else {
+          Document document = SerializedOfferDocuments.toDocument(schema, value);
+          update.add(document);
           changes.add(document);
         }
         at = documents++;

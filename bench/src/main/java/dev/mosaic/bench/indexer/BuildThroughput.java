@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -18,11 +19,11 @@ import java.util.function.Consumer;
  *
  * <ul>
  *   <li><b>full build</b>: per partition, map every stored offer's bytes to a document (as a
- *       rebuild does, {@link SerializedOfferDocuments}), {@link DatabaseUpdate#fresh} + add, write
- *       the file; documents per second. As the node's full builds, the first partition of at least
- *       {@value #DONOR_MIN_DOCUMENTS} documents trains a payload dictionary and the later ones
- *       compress with it ({@link DatabaseUpdate#payloadDictionaryOf}) instead of training their own
- *       (zstd's training took about half of a full build);
+ *       rebuild does, {@link SerializedOfferDocuments#addTo}), {@link DatabaseUpdate#fresh} + add,
+ *       write the file; documents per second. As the node's full builds, the first partition of at
+ *       least {@value #DONOR_MIN_DOCUMENTS} documents trains a payload dictionary and the later
+ *       ones compress with it ({@link DatabaseUpdate#payloadDictionaryOf}) instead of training
+ *       their own (zstd's training took about half of a full build);
  *   <li><b>merge</b>: per partition, open the full build's file as the base, keep every document
  *       whose offer did not change, add the changed offers (parsed and mapped), write the file;
  *       carried-over documents per second.
@@ -74,13 +75,21 @@ final class BuildThroughput {
   private final PartitionLayout layout;
   private final Consumer<String> log;
 
+  /** The builder offers are mapped through, reused (as {@code PartitionBuild} reuses one). */
+  private final Document.Builder scratch;
+
   BuildThroughput(Schema schema, Path dir, Consumer<String> log) {
     this.schema = schema;
     this.layout = new PartitionLayout(dir);
     this.log = log;
+    this.scratch = Document.builder(schema);
   }
 
   /** The calling thread's CPU time in nanoseconds (user and system). */
+  private static long userNanos() {
+    return ManagementFactory.getThreadMXBean().getCurrentThreadUserTime();
+  }
+
   private static long cpuNanos() {
     return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }
@@ -95,6 +104,7 @@ final class BuildThroughput {
     for (int pass = 1; pass <= fullPasses; pass++) {
       long t = System.nanoTime();
       long cpu = cpuNanos();
+      long user = userNanos();
       long docs = 0;
       // as the node's full builds: the first large enough trains a payload dictionary, the later
       // ones compress with it (DictionaryDonor); each pass starts without one
@@ -105,7 +115,7 @@ final class BuildThroughput {
           update.payloadDictionaryOf(donor);
         }
         for (byte[] offer : partitions.get(p).offers()) {
-          update.add(document(offer));
+          SerializedOfferDocuments.addTo(update, scratch, offer);
         }
         // a new name per pass (see merged): a scratch file, the last pass the merges' base
         Path out = pass == fullPasses ? base(p) : scratch(p, pass);
@@ -117,6 +127,7 @@ final class BuildThroughput {
       }
       double seconds = (System.nanoTime() - t) / 1e9;
       double cpuSeconds = (cpuNanos() - cpu) / 1e9;
+      double userSeconds = (userNanos() - user) / 1e9;
       if (pass < fullPasses) {
         // after the timing: a full build deletes nothing (the node prunes old files elsewhere),
         // and deleting the first pass's files inside the pass cost it a third more CPU time
@@ -132,21 +143,23 @@ final class BuildThroughput {
       log.accept(
           String.format(
               "full build pass %d%s: %,d documents in %,d partitions on one thread in %.1f s of"
-                  + " CPU time (%.1f s wall): %,.0f docs/s",
+                  + " CPU time (%.1f s in user mode; %.1f s wall): %,.0f docs/s",
               pass,
               warmup ? " (warm-up)" : "",
               docs,
               partitions.size(),
               cpuSeconds,
+              userSeconds,
               seconds,
               rate));
     }
-    java.util.Arrays.sort(fullMeasured);
+    Arrays.sort(fullMeasured);
     double full = fullMeasured[fullMeasured.length / 2];
     double[] measured = new double[MERGE_MEASURED_PASSES];
     for (int pass = 1; pass <= MERGE_WARMUP_PASSES + MERGE_MEASURED_PASSES; pass++) {
       long t = System.nanoTime();
       long cpu = cpuNanos();
+      long user = userNanos();
       long carried = 0;
       long added = 0;
       for (int p = 0; p < partitions.size(); p++) {
@@ -160,7 +173,7 @@ final class BuildThroughput {
             }
           }
           for (byte[] offer : po.changed()) {
-            update.add(document(offer));
+            SerializedOfferDocuments.addTo(update, scratch, offer);
           }
           DatabaseUpdate.Summary s = update.fsync(false).writeTo(merged(p, pass));
           carried += s.carriedOver();
@@ -172,6 +185,7 @@ final class BuildThroughput {
       }
       double seconds = (System.nanoTime() - t) / 1e9;
       double cpuSeconds = (cpuNanos() - cpu) / 1e9;
+      double userSeconds = (userNanos() - user) / 1e9;
       double merge = carried / cpuSeconds;
       boolean warmup = pass <= MERGE_WARMUP_PASSES;
       if (!warmup) {
@@ -180,22 +194,20 @@ final class BuildThroughput {
       log.accept(
           String.format(
               "merge pass %d%s: %,d documents carried over and %,d added in %,d partitions on one"
-                  + " thread in %.2f s of CPU time (%.2f s wall): %,.0f carried-over docs/s",
+                  + " thread in %.2f s of CPU time (%.2f s in user mode; %.2f s wall): %,.0f"
+                  + " carried-over docs/s",
               pass,
               warmup ? " (warm-up)" : "",
               carried,
               added,
               partitions.size(),
               cpuSeconds,
+              userSeconds,
               seconds,
               merge));
     }
-    java.util.Arrays.sort(measured);
+    Arrays.sort(measured);
     return new Rates(full, measured[measured.length / 2]);
-  }
-
-  private Document document(byte[] offer) throws IOException {
-    return SerializedOfferDocuments.toDocument(schema, offer);
   }
 
   /**

@@ -33,7 +33,10 @@ import java.util.List;
  */
 public final class DatabaseWriter implements DatabaseBuilder {
   private final Schema schema;
-  private final List<Document> documents = new ArrayList<>();
+
+  /** The documents {@link #add} takes, or null when the writer reads a fixed source. */
+  private final DocumentColumns documents;
+
   private final DocumentSource source;
   private List<SegmentFile.Segment> built;
   private int builtVersion;
@@ -65,7 +68,8 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   public DatabaseWriter(Schema schema) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
-    this.source = DocumentSource.of(schema, documents);
+    this.documents = new DocumentColumns(schema.fields().size());
+    this.source = documents;
   }
 
   /**
@@ -74,6 +78,7 @@ public final class DatabaseWriter implements DatabaseBuilder {
   DatabaseWriter(Schema schema, DocumentSource source) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.source = java.util.Objects.requireNonNull(source, "source");
+    this.documents = null;
   }
 
   @Override
@@ -83,16 +88,12 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder add(Document document) {
-    if (!source.addable()) {
+    if (documents == null) {
       throw new IllegalStateException("this writer reads its documents from a fixed source");
     }
     if (document.schema() != schema && !document.schema().equals(schema)) {
       throw new IllegalArgumentException(
           "document was built for another schema: " + document.schema() + ", expected " + schema);
-    }
-    if (documents.size() == Integer.MAX_VALUE - 8) {
-      throw new IllegalStateException(
-          "a database holds at most " + documents.size() + " documents");
     }
     documents.add(document);
     built = null;

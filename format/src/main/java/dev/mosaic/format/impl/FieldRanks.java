@@ -63,7 +63,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
     int width = -1;
     boolean multi = false;
     byte[][] all = column.values();
-    int[] start = column.start().clone(); // compacted in place below
+    int[] start = Arrays.copyOf(column.start(), n + 1); // compacted in place below
     int total = start[n];
     long[] keys = new long[Math.max(16, total)];
     int used = 0;
@@ -184,7 +184,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
     idOf.defaultReturnValue(-1);
     List<byte[]> distinctValues = new ArrayList<>();
     byte[][] all = column.values();
-    int[] start = column.start().clone(); // compacted in place below
+    int[] start = Arrays.copyOf(column.start(), n + 1); // compacted in place below
     int[] ranks = new int[Math.max(16, start[n])];
     int used = 0;
     boolean multi = false;

@@ -3,7 +3,6 @@ package dev.mosaic.format.impl;
 import static dev.mosaic.format.impl.FileFormat.*;
 
 import dev.mosaic.format.Database;
-import dev.mosaic.format.Document;
 import dev.mosaic.format.Field;
 import dev.mosaic.format.FileSync;
 import dev.mosaic.format.Schema;
@@ -65,7 +64,8 @@ public final class PartitionUpdate {
    * @param base the previous partition (checked by {@link #checkBase}), or null for a full build
    * @param dictionaryDonor for a full build, the database whose payload dictionary it compresses
    *     with instead of training one (see {@link DatabaseWriter#payloadDictionaryOf}), or null
-   * @param order the output documents: a base id, or {@code ADDED | i} for {@code added.get(i)}
+   * @param order the output documents: a base id, or {@code ADDED | i} for document {@code i} of
+   *     {@code added}
    * @param count number of entries of {@code order} used
    * @return the size of the file written
    */
@@ -75,12 +75,12 @@ public final class PartitionUpdate {
       Database dictionaryDonor,
       int[] order,
       int count,
-      List<Document> added,
+      DocumentColumns added,
       Path output,
       boolean fsync)
       throws IOException {
     if (base == null) {
-      DatabaseWriter writer = new DatabaseWriter(schema, DocumentSource.of(schema, added));
+      DatabaseWriter writer = new DatabaseWriter(schema, added);
       if (dictionaryDonor != null) {
         writer.payloadDictionaryOf(dictionaryDonor);
       }
@@ -107,17 +107,15 @@ public final class PartitionUpdate {
     final DatabaseReader base;
     final int[] order;
     final int n;
-    final List<Document> added;
-    final DocumentSource addedSource;
+    final DocumentColumns added;
     int version;
 
-    Run(Schema schema, DatabaseReader base, int[] order, int n, List<Document> added) {
+    Run(Schema schema, DatabaseReader base, int[] order, int n, DocumentColumns added) {
       this.schema = schema;
       this.base = base;
       this.order = order;
       this.n = n;
       this.added = added;
-      this.addedSource = DocumentSource.of(schema, added);
     }
 
     List<SegmentFile.Segment> segments() throws IOException {
@@ -231,7 +229,7 @@ public final class PartitionUpdate {
      * straight into the postings; base values no kept document has are left out.
      */
     Postings postings(int index, Field field) {
-      FieldRanks fresh = FieldRanks.of(addedSource, index);
+      FieldRanks fresh = FieldRanks.of(added, index);
       byte[][] freshSorted = fresh.sorted();
       int[] freshStart = fresh.start();
       int[] freshRanks = fresh.ranks();
@@ -480,7 +478,7 @@ public final class PartitionUpdate {
 
     /** The output's content of one field in rank terms. */
     FieldRanks ranks(int index, Field field) {
-      FieldRanks fresh = FieldRanks.of(addedSource, index);
+      FieldRanks fresh = FieldRanks.of(added, index);
       FieldReader f = base.field(index);
       boolean byIndex = field.role().isSortable();
       int[] baseStart = null;
@@ -592,7 +590,7 @@ public final class PartitionUpdate {
           result[p] = offset;
           int e = order[p];
           if (e < 0) {
-            offset += added.get(e & ~ADDED).payload().length;
+            offset += added.payload(e & ~ADDED).length;
           } else if (baseLogical != null) {
             offset += baseLogical[e + 1] - baseLogical[e];
           } else {
@@ -605,7 +603,7 @@ public final class PartitionUpdate {
 
       byte[] bytes(int p) {
         int e = order[p];
-        return e < 0 ? added.get(e & ~ADDED).payload() : base.payloadBytes(e);
+        return e < 0 ? added.payload(e & ~ADDED) : base.payloadBytes(e);
       }
 
       SegmentFile.Segment segment() throws IOException {
