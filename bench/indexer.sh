@@ -36,8 +36,14 @@ XML
 CP="bench/target/classes:$(cat bench/target/classpath.txt)"
 mkdir -p bench/target/results
 set +e # keep the tool's exit status, draw the chart either way
+# -XX:+AlwaysPreTouch: the heap is touched once at start-up (about 2.5 s of system time for 6 GiB),
+# before anything is timed. This VM hands memory the guest frees back to its host (free page
+# reporting), and the next first touch of a page costs the toucher system time (one process touching
+# 21 GiB took 25 to 52 s of it here, 2026-11-29): without it, the indexer bench's full-build passes
+# that first touched a part of the heap took 2 to 3 times the CPU time of the others, nearly all of
+# the difference in system time.
 java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Xms"${HEAP:-6g}" -Xmx"${HEAP:-6g}" -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" ${JAVA_OPTS:-} \
+  -Xms"${HEAP:-6g}" -Xmx"${HEAP:-6g}" -XX:+AlwaysPreTouch -XX:+UseG1GC -Dlogback.configurationFile="$LOGBACK" ${JAVA_OPTS:-} \
   -cp "$CP" dev.mosaic.bench.indexer.IndexerBenchmark "$@" | tee bench/target/results/indexer.txt
 status=${PIPESTATUS[0]}
 set -e
