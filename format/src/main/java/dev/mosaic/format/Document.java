@@ -91,7 +91,9 @@ public final class Document {
   /**
    * Builds one {@link Document}, checking every value against the schema as it is set. Not thread
    * safe. Values are held per field index (the first one apart, as most fields have one value), so
-   * building a document allocates little besides the values themselves.
+   * building a document allocates little besides the values themselves. A bulk load may reuse one
+   * builder: {@link DatabaseUpdate#add(Builder)} takes its values without a document, and {@link
+   * #clear()} empties it for the next one.
    */
   public static final class Builder {
     private final Schema schema;
