@@ -121,11 +121,11 @@ final class CanonicalMessage {
         return type != FieldDescriptor.Type.STRING || validUtf8(bytes, start, length);
       }
       case INT32, INT64, BOOL -> {
-        if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
+        if (wireType != WireFormat.WIRETYPE_VARINT) {
           return false;
         }
         int before = in.position();
-        long value = in.varint();
+        long value = in.varint(); // without a whole varint: -1, not moving, so the size differs
         if (value == 0
             || in.position() - before != CodedOutputStream.computeUInt64SizeNoTag(value)) {
           return false;

@@ -121,7 +121,8 @@ public final class SerializedOfferDocuments {
    * update}, as {@code update.add(toDocument(schema, bytes, offset, length))} does, but without a
    * {@link Document} when the fast path covers the offer: its values go through {@code scratch}
    * straight into the update ({@link DatabaseUpdate#add(Document.Builder)}). For bulk builds:
-   * {@code scratch} is a builder of the update's schema, reused from offer to offer (cleared here).
+   * {@code scratch} is a builder of the update's schema, reused from offer to offer (cleared here
+   * first; it keeps the last offer's values until the next call).
    *
    * @throws InvalidProtocolBufferException when the bytes are not an offer (nothing is added)
    * @throws IllegalArgumentException when the offer does not fit the schema (nothing is added), or
@@ -131,17 +132,13 @@ public final class SerializedOfferDocuments {
       DatabaseUpdate update, Document.Builder scratch, byte[] bytes, int offset, int length)
       throws InvalidProtocolBufferException {
     scratch.clear();
-    try {
-      if (mapped(scratch, bytes, offset, length)) {
-        try {
-          update.add(scratch);
-          return;
-        } catch (IllegalArgumentException e) {
-          // nothing was added: the slow path's document meets the same refusal, with its message
-        }
+    if (mapped(scratch, bytes, offset, length)) {
+      try {
+        update.add(scratch);
+        return;
+      } catch (IllegalArgumentException e) {
+        // nothing was added: the slow path's document meets the same refusal, with its message
       }
-    } finally {
-      scratch.clear();
     }
     update.add(slow(scratch.schema(), bytes, offset, length));
   }
@@ -273,10 +270,14 @@ public final class SerializedOfferDocuments {
             FieldValue.LONG_VALUE_FIELD_NUMBER,
             FieldValue.BOOL_VALUE_FIELD_NUMBER,
             FieldValue.TIMESTAMP_MILLIS_FIELD_NUMBER -> {
-          if (wireType != WireFormat.WIRETYPE_VARINT || !in.hasVarint()) {
+          if (wireType != WireFormat.WIRETYPE_VARINT) {
             return -1;
           }
+          int before = in.position();
           number = in.varint();
+          if (in.position() == before) {
+            return -1; // no whole varint
+          }
         }
         case FieldValue.DOUBLE_VALUE_FIELD_NUMBER -> {
           if (wireType != WireFormat.WIRETYPE_FIXED64 || in.remaining() < Long.BYTES) {

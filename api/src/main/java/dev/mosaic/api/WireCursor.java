@@ -8,9 +8,10 @@ import java.nio.ByteOrder;
  * A cursor over a small serialized message in an array (a {@code FieldValue}, a payload): varints,
  * lengths and skips, checked against the message's end, without the objects and limits of a
  * Protobuf {@code CodedInputStream}. Where the bytes are not what it reads exactly (a varint
- * running past the end or over ten bytes, a length past the end), {@link #hasVarint} is false
- * beforehand, {@link #varint} gives -1 without moving and {@link #length} gives -1: the callers
- * then leave the message to Protobuf's parser, which names the error.
+ * running past the end or over ten bytes, a length past the end), {@link #varint} gives -1 without
+ * moving (a whole varint of value -1 moves: callers compare {@link #position()}) and {@link
+ * #length} gives -1: the callers then leave the message to Protobuf's parser, which names the
+ * error.
  *
  * <p>Thread safety: not thread safe; confined to one call (small enough to live in registers).
  */
@@ -39,16 +40,6 @@ final class WireCursor {
 
   int remaining() {
     return end - pos;
-  }
-
-  /** Whether a whole varint of at most ten bytes starts here. */
-  boolean hasVarint() {
-    for (int i = pos; i < end && i < pos + 10; i++) {
-      if (bytes[i] >= 0) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** The varint here (moving past it), or -1 without moving when there is no whole one. */

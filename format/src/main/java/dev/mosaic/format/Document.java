@@ -350,8 +350,8 @@ public final class Document {
     /** Throws {@link #build()}'s error when a SORTABLE or FULL field has no value. */
     void checkComplete() {
       for (int i = 0; i < first.length; i++) {
-        if (first[i] == null && fields.get(i).role().isSortable()) {
-          Field f = fields.get(i);
+        Field f = fields.get(i);
+        if (first[i] == null && f.role().isSortable()) {
           throw new IllegalArgumentException(
               "field '" + f.name() + "' is " + f.role() + " and needs a value in every document");
         }

@@ -18,12 +18,13 @@ import java.util.function.Consumer;
  * Partition build rates on one thread, through {@link DatabaseUpdate} as a rebuild uses it:
  *
  * <ul>
- *   <li><b>full build</b>: per partition, map every stored offer's bytes to a document (as a
- *       rebuild does, {@link SerializedOfferDocuments#addTo}), {@link DatabaseUpdate#fresh} + add,
- *       write the file; documents per second. As the node's full builds, the first partition of at
- *       least {@value #DONOR_MIN_DOCUMENTS} documents trains a payload dictionary and the later
- *       ones compress with it ({@link DatabaseUpdate#payloadDictionaryOf}) instead of training
- *       their own (zstd's training took about half of a full build);
+ *   <li><b>full build</b>: per partition, map every stored offer's bytes into a {@link
+ *       DatabaseUpdate#fresh} update (as a full rebuild does, {@link
+ *       SerializedOfferDocuments#addTo}), write the file; documents per second. As the node's full
+ *       builds, the first partition of at least {@value #DONOR_MIN_DOCUMENTS} documents trains a
+ *       payload dictionary and the later ones compress with it ({@link
+ *       DatabaseUpdate#payloadDictionaryOf}) instead of training their own (zstd's training took
+ *       about half of a full build);
  *   <li><b>merge</b>: per partition, open the full build's file as the base, keep every document
  *       whose offer did not change, add the changed offers (parsed and mapped), write the file;
  *       carried-over documents per second.
@@ -40,7 +41,7 @@ import java.util.function.Consumer;
  * DatabaseUpdate#fsync(boolean)}): these are CPU rates per core, and an fsync per partition file
  * measures the disk (the node's files, timed in snapshot to files, are fsync'd). A rate is
  * documents per second of the measuring thread's CPU time (its system calls included), a rate per
- * core; the log adds each pass's wall time.
+ * core; the log adds each pass's time in user mode and its wall time.
  *
  * <p>Thread safety: not thread safe; one instance per measurement.
  */
@@ -85,11 +86,12 @@ final class BuildThroughput {
     this.scratch = Document.builder(schema);
   }
 
-  /** The calling thread's CPU time in nanoseconds (user and system). */
+  /** The calling thread's CPU time in user mode, in nanoseconds. */
   private static long userNanos() {
     return ManagementFactory.getThreadMXBean().getCurrentThreadUserTime();
   }
 
+  /** The calling thread's CPU time in nanoseconds (user and system). */
   private static long cpuNanos() {
     return ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
   }

@@ -34,10 +34,12 @@ import java.util.List;
 public final class DatabaseWriter implements DatabaseBuilder {
   private final Schema schema;
 
-  /** The documents {@link #add} takes, or null when the writer reads a fixed source. */
-  private final DocumentColumns documents;
+  /** The documents written: {@link #add}'s, or a fixed set given at construction. */
+  private final DocumentColumns source;
 
-  private final DocumentSource source;
+  /** Whether {@link #add} may append to {@link #source} (false for a fixed set). */
+  private final boolean addable;
+
   private List<SegmentFile.Segment> built;
   private int builtVersion;
   private PayloadCompression compression = PayloadCompression.AUTO;
@@ -68,17 +70,17 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   public DatabaseWriter(Schema schema) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
-    this.documents = new DocumentColumns(schema.fields().size());
-    this.source = documents;
+    this.source = new DocumentColumns(schema.fields().size());
+    this.addable = true;
   }
 
   /**
    * A writer over documents given by {@code source} (read when written); {@link #add} is refused.
    */
-  DatabaseWriter(Schema schema, DocumentSource source) {
+  DatabaseWriter(Schema schema, DocumentColumns source) {
     this.schema = java.util.Objects.requireNonNull(schema, "schema");
     this.source = java.util.Objects.requireNonNull(source, "source");
-    this.documents = null;
+    this.addable = false;
   }
 
   @Override
@@ -88,14 +90,14 @@ public final class DatabaseWriter implements DatabaseBuilder {
 
   @Override
   public DatabaseBuilder add(Document document) {
-    if (documents == null) {
+    if (!addable) {
       throw new IllegalStateException("this writer reads its documents from a fixed source");
     }
     if (document.schema() != schema && !document.schema().equals(schema)) {
       throw new IllegalArgumentException(
           "document was built for another schema: " + document.schema() + ", expected " + schema);
     }
-    documents.add(document);
+    source.add(document);
     built = null;
     return this;
   }

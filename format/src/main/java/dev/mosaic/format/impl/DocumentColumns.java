@@ -2,23 +2,29 @@ package dev.mosaic.format.impl;
 
 import dev.mosaic.format.Document;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
 import java.util.Objects;
 
 /**
- * A growing list of documents held as one column per field: each value is appended to its field's
- * column as the document is added, so the writer reads a field's values as one array ({@link
- * #column}) instead of walking every document's object graph once more. A document is added whole
- * ({@link #add(Document)}) or value by value ({@link #append} then {@link #end}), which is how
- * {@link dev.mosaic.format.DatabaseUpdate} takes a {@link Document.Builder}'s values without a
- * {@link Document} in between.
+ * The documents a {@link DatabaseWriter} writes and a {@link PartitionUpdate} adds, by id: a
+ * growing list held as one column per field of comparable-byte values, and the payloads. Each value
+ * is appended to its field's column as the document is added, so the writer reads a field's values
+ * as one array ({@link #column}) instead of walking every document's object graph once more. A
+ * document is added whole ({@link #add(Document)}) or value by value ({@link #append} then {@link
+ * #end}), which is how {@link dev.mosaic.format.DatabaseUpdate} takes a {@link Document.Builder}'s
+ * values without a {@link Document} in between.
  *
  * <p>Thread safety: not thread safe; one writer thread. NOTE: values and payloads are kept by
  * reference (the callers hand over arrays they no longer modify); a {@link Column} given out is
  * valid until the next document is added.
  */
-public final class DocumentColumns implements DocumentSource {
+public final class DocumentColumns {
+  /**
+   * One field's values in all documents: document {@code d}'s at {@code values[start[d], start[d +
+   * 1])}, in the order they were appended, for {@code d} below {@link #size()} (either array may be
+   * longer). NOTE: shared, do not modify.
+   */
+  record Column(byte[][] values, int[] start) {}
+
   /** Per field, its values in document order: document {@code d}'s at {@code [start, start')}. */
   private final byte[][][] values;
 
@@ -92,39 +98,24 @@ public final class DocumentColumns implements DocumentSource {
     return (int) grown;
   }
 
-  @Override
+  /** Number of documents. */
   public int size() {
     return size;
   }
 
-  @Override
-  public Column column(int field) {
+  /** The values of field {@code field} (schema index) in every document. */
+  Column column(int field) {
     return new Column(values[field], start[field]);
   }
 
-  @Override
-  public List<byte[]> values(int doc, int field) {
-    Objects.checkIndex(doc, size);
-    int[] s = start[field];
-    return Collections.unmodifiableList(Arrays.asList(values[field]).subList(s[doc], s[doc + 1]));
-  }
-
-  @Override
-  public int valueCount(int doc, int field) {
-    Objects.checkIndex(doc, size);
-    int[] s = start[field];
-    return s[doc + 1] - s[doc];
-  }
-
-  @Override
-  public byte[] value(int doc, int field, int i) {
-    Objects.checkIndex(i, valueCount(doc, field));
-    return values[field][start[field][doc] + i];
-  }
-
-  @Override
-  public byte[] payload(int doc) {
+  /** The payload of document {@code doc} (an empty array when none); not modified by the caller. */
+  byte[] payload(int doc) {
     Objects.checkIndex(doc, size);
     return payloads[doc];
+  }
+
+  /** The payload length of document {@code doc}. */
+  int payloadLength(int doc) {
+    return payload(doc).length;
   }
 }

@@ -43,7 +43,7 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * order is the values' unsigned byte order, and ranked by one primitive sort ({@link #packed});
    * else {@link #hashed}. Both give the same ranks.
    */
-  static FieldRanks of(DocumentSource source, int fieldIndex) {
+  static FieldRanks of(DocumentColumns source, int fieldIndex) {
     FieldRanks packed = packed(source, fieldIndex);
     return packed != null ? packed : hashed(source, fieldIndex);
   }
@@ -55,11 +55,11 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    *
    * @return null when the values differ in width, are wider than 8 bytes, or there are none
    */
-  static FieldRanks packed(DocumentSource source, int fieldIndex) {
+  static FieldRanks packed(DocumentColumns source, int fieldIndex) {
     return packed(source.size(), source.column(fieldIndex));
   }
 
-  private static FieldRanks packed(int n, DocumentSource.Column column) {
+  private static FieldRanks packed(int n, DocumentColumns.Column column) {
     int width = -1;
     boolean multi = false;
     byte[][] all = column.values();
@@ -176,9 +176,9 @@ record FieldRanks(byte[][] sorted, int[] start, int[] ranks, boolean singleValue
    * hash look-up per value gives it a provisional id (first-seen order), the distinct values are
    * sorted once, and the provisional ids are then mapped to ranks through an array.
    */
-  static FieldRanks hashed(DocumentSource source, int fieldIndex) {
+  static FieldRanks hashed(DocumentColumns source, int fieldIndex) {
     int n = source.size();
-    DocumentSource.Column column = source.column(fieldIndex);
+    DocumentColumns.Column column = source.column(fieldIndex);
     Object2IntOpenCustomHashMap<byte[]> idOf =
         new Object2IntOpenCustomHashMap<>(Math.min(n, 1 << 16), VALUE_HASH);
     idOf.defaultReturnValue(-1);

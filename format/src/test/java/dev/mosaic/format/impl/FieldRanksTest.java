@@ -11,23 +11,16 @@ import org.junit.jupiter.api.Test;
 class FieldRanksTest {
   private static final long SEED = 0xf1e1d_4a2c5L;
 
-  private static DocumentSource source(List<List<byte[]>> docs) {
-    return new DocumentSource() {
-      @Override
-      public int size() {
-        return docs.size();
+  /** Documents of one field (index 0) with these values each, and no payload. */
+  private static DocumentColumns source(List<List<byte[]>> docs) {
+    DocumentColumns columns = new DocumentColumns(1);
+    for (List<byte[]> values : docs) {
+      for (byte[] v : values) {
+        columns.append(0, v);
       }
-
-      @Override
-      public List<byte[]> values(int doc, int field) {
-        return docs.get(doc);
-      }
-
-      @Override
-      public byte[] payload(int doc) {
-        return new byte[0];
-      }
-    };
+      columns.end(new byte[0]);
+    }
+    return columns;
   }
 
   @Test
@@ -56,7 +49,7 @@ class FieldRanksTest {
         }
         docs.add(mine);
       }
-      DocumentSource source = source(docs);
+      DocumentColumns source = source(docs);
       FieldRanks packed = FieldRanks.packed(source, 0);
       FieldRanks hashed = FieldRanks.hashed(source, 0);
       if (docs.stream().allMatch(List::isEmpty)) {
@@ -97,7 +90,7 @@ class FieldRanksTest {
             };
         docs.add(List.of(java.nio.ByteBuffer.allocate(8).putLong(low + offset).array()));
       }
-      DocumentSource source = source(docs);
+      DocumentColumns source = source(docs);
       FieldRanks packed = FieldRanks.packed(source, 0);
       FieldRanks hashed = FieldRanks.hashed(source, 0);
       assertThat(packed.sorted()).as("trial %d", trial).isDeepEqualTo(hashed.sorted());
@@ -109,9 +102,9 @@ class FieldRanksTest {
 
   @Test
   void valuesOfDifferentWidthsOrWiderThanEightBytesAreNotPacked() {
-    DocumentSource mixed = source(List.of(List.of(new byte[] {1}), List.of(new byte[] {1, 2})));
+    DocumentColumns mixed = source(List.of(List.of(new byte[] {1}), List.of(new byte[] {1, 2})));
     assertThat(FieldRanks.packed(mixed, 0)).isNull();
-    DocumentSource wide = source(List.of(List.of(new byte[9]), List.of(new byte[9])));
+    DocumentColumns wide = source(List.of(List.of(new byte[9]), List.of(new byte[9])));
     assertThat(FieldRanks.packed(wide, 0)).isNull();
     assertThat(FieldRanks.of(mixed, 0).sorted()).hasNumberOfRows(2);
   }
